@@ -1,0 +1,42 @@
+#include "core/hot_decision.hpp"
+
+#include <algorithm>
+
+namespace hotplus::core {
+
+ColumnChange
+ColumnChanges::strongest(const ColumnList &cols) const
+{
+	ColumnChange result = ColumnChange::Same;
+	for (ColumnNumber col : cols)
+		result = std::max(result, get(col));
+	return result;
+}
+
+Precheck
+precheck_index(const IndexShape &index, const ColumnChanges &changes, IndexVerdict *verdict)
+{
+	const ColumnChange stored = changes.strongest(index.stored_columns);
+	const ColumnChange any = std::max({stored, changes.strongest(index.expression_inputs),
+									   changes.strongest(index.predicate_inputs)});
+	if (any == ColumnChange::Same)
+	{
+		*verdict = IndexVerdict::UnchangedInputsSame;
+		return Precheck::Decided;
+	}
+	if (any == ColumnChange::ImageEqual)
+	{
+		// Every input is equal after detoasting, so every value the index derives from them
+		// is too: index expressions and predicates are immutable functions of their inputs.
+		*verdict = IndexVerdict::UnchangedInputsImageEqual;
+		return Precheck::Decided;
+	}
+	if (stored == ColumnChange::Changed && !index.has_predicate)
+	{
+		*verdict = IndexVerdict::ChangedStoredColumn;
+		return Precheck::Decided;
+	}
+	return Precheck::NeedsProbe;
+}
+
+} // namespace hotplus::core

@@ -1,0 +1,234 @@
+// The HOT decision, as pure logic: which indexes an UPDATE really changes.
+//
+// No PostgreSQL header may be included here (the core is unit-tested on its own). The glue
+// describes each index as an IndexShape and each update as ColumnChanges, and answers the
+// questions the core asks through a Probe (evaluate a predicate, compare expression values).
+//
+// The rule (issue 3; invariants in src/README.md). An index is UNCHANGED by an update iff
+//   (a) none of the columns it reads (stored, expression or predicate inputs) differs, or
+//   (b) it is partial and its predicate is false for both the old and the new row, or
+//   (c) its predicate (if any) is true for both rows and every stored key/INCLUDE column and
+//       every expression value is image-equal (same bytes after detoasting, in the value's
+//       own type) between the old and the new row.
+// Otherwise it CHANGES. The update may be HOT iff no index that blocks HOT changes
+// (summarizing indexes, PG16+, never block HOT; they only need an entry for the new row).
+//
+// Probe calls may raise a PostgreSQL ERROR (longjmp). So nothing in this file that calls a
+// probe may own an object with a destructor in its stack frame; the shapes and the change
+// vector are owned by the caller.
+#pragma once
+
+#include <boost/container/small_vector.hpp>
+#include <cstdint>
+#include <vector>
+
+namespace hotplus::core {
+
+// A user column's number, 1-based as in PostgreSQL.
+using ColumnNumber = std::int16_t;
+using ColumnList = boost::container::small_vector<ColumnNumber, 8>;
+
+// How one column's new value compares with its old value.
+enum class ColumnChange : std::uint8_t
+{
+	Same,		// equal as stored; stock heap also sees no change
+	ImageEqual, // stored differently (compressed, out of line) but equal after detoasting
+	Changed,	// different values
+};
+
+// Per-update facts about every column, indexed by ColumnNumber (slot 0 unused).
+class ColumnChanges
+{
+  public:
+	explicit ColumnChanges(int natts = 0) : changes_(natts + 1, ColumnChange::Same) {}
+
+	void reset(int natts) { changes_.assign(natts + 1, ColumnChange::Same); }
+	int natts() const { return static_cast<int>(changes_.size()) - 1; }
+	ColumnChange get(ColumnNumber col) const { return changes_.at(col); }
+	void set(ColumnNumber col, ColumnChange change) { changes_.at(col) = change; }
+
+	// The strongest change among cols.
+	ColumnChange strongest(const ColumnList &cols) const;
+
+  private:
+	std::vector<ColumnChange> changes_;
+};
+
+// What the decision needs to know about one index, fixed for the life of a relcache entry.
+struct IndexShape
+{
+	ColumnList stored_columns;	   // key and INCLUDE columns stored as-is
+	ColumnList expression_inputs;  // every column an expression reads
+	ColumnList predicate_inputs;   // every column the predicate reads
+	bool has_expressions = false;
+	bool has_predicate = false;
+	bool summarizing = false; // never blocks HOT (PG16+ BRIN); false on PG15
+};
+
+// The old or the new version of the row.
+enum class Side : std::uint8_t
+{
+	Old,
+	New
+};
+
+// Why an index was found changed or unchanged; counted by the statistics.
+enum class IndexVerdict : std::uint8_t
+{
+	UnchangedInputsSame,	   // (a), equal as stored: stock heap agrees
+	UnchangedInputsImageEqual, // (a), but some input only image-equal
+	UnchangedPredicateFalse,   // (b)
+	UnchangedKeysEqual,		   // (c) without evaluating expressions: only inputs of the
+							   //     predicate changed, and it holds on both sides
+	UnchangedValuesEqual,	   // (c) after evaluating the expressions
+	ChangedStoredColumn,	   // a stored key/INCLUDE column changed
+	ChangedPredicateFlip,	   // predicate true on one side only
+	ChangedExpressionValue,	   // an expression value changed
+	Declined,				   // evaluation switched off: counted as changed
+};
+
+inline bool
+verdict_changes_index(IndexVerdict v)
+{
+	return v >= IndexVerdict::ChangedStoredColumn;
+}
+
+// Switches for parts of the rule (GUCs in the glue).
+struct DecisionOptions
+{
+	// false: evaluate no predicate and no expression; an index that would need it counts
+	// as changed (Declined). Image equality of stored columns still applies.
+	bool evaluate = true;
+};
+
+// The cheap part of the decision: what can be said without evaluating anything.
+enum class Precheck : std::uint8_t
+{
+	Decided,	// *verdict is final
+	NeedsProbe, // the predicate and/or the expressions must be evaluated
+};
+
+Precheck precheck_index(const IndexShape &index, const ColumnChanges &changes,
+						IndexVerdict *verdict);
+
+// The full decision for index number `which`. Probe must provide
+//   bool predicate(int which, Side side)   the predicate's value on that side
+//   bool expressions_equal(int which)      every expression value image-equal on both sides
+// and is called only as the rule allows: the predicate before the expressions on each side,
+// the expressions only when the predicate holds on both sides, and nothing whose answer
+// cannot change the verdict.
+template <typename Probe>
+IndexVerdict
+decide_index(int which, const IndexShape &index, const ColumnChanges &changes,
+			 const DecisionOptions &options, Probe &probe)
+{
+	IndexVerdict verdict = IndexVerdict::Declined;
+	if (precheck_index(index, changes, &verdict) == Precheck::Decided)
+		return verdict;
+	if (!options.evaluate)
+		return IndexVerdict::Declined;
+
+	if (index.has_predicate)
+	{
+		bool old_true = probe.predicate(which, Side::Old);
+		// Inputs equal after detoasting give the same value: predicates are immutable.
+		bool new_true = changes.strongest(index.predicate_inputs) == ColumnChange::Changed
+							? probe.predicate(which, Side::New)
+							: old_true;
+		if (!old_true && !new_true)
+			return IndexVerdict::UnchangedPredicateFalse;
+		if (old_true != new_true)
+			return IndexVerdict::ChangedPredicateFlip;
+	}
+
+	if (changes.strongest(index.stored_columns) == ColumnChange::Changed)
+		return IndexVerdict::ChangedStoredColumn;
+	if (changes.strongest(index.expression_inputs) != ColumnChange::Changed)
+		return IndexVerdict::UnchangedKeysEqual;
+	return probe.expressions_equal(which) ? IndexVerdict::UnchangedValuesEqual
+										  : IndexVerdict::ChangedExpressionValue;
+}
+
+// The decision for a whole update.
+struct UpdateDecision
+{
+	bool hot_allowed = true;		  // no HOT-blocking index changes
+	bool summarizing_changed = false; // a summarizing index needs an entry for the new row
+	int blocking_index = -1;		  // the index found changing, if any
+	IndexVerdict blocking_verdict = IndexVerdict::UnchangedInputsSame;
+	bool stock_would_be_hot = true;	  // no HOT-blocking index input differs as stored
+	bool used_expressions = false;	  // an index was found unchanged by evaluation (c)
+	bool used_predicates = false;	  // an index was found unchanged by (b) or (c) w/o exprs
+	bool used_image_equality = false; // an index was found unchanged thanks to image equality
+};
+
+// Decides cheapest first: every index that a stored column decides without evaluation,
+// before any predicate or expression is evaluated; then the others in order, stopping at
+// the first HOT-blocking change. Summarizing indexes are decided last, and only while HOT
+// is still possible (a non-HOT update gives every index an entry anyway).
+template <typename Probe>
+UpdateDecision
+decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &changes,
+			  const DecisionOptions &options, Probe &probe)
+{
+	UpdateDecision d;
+	const int n = static_cast<int>(indexes.size());
+	auto block = [&d](int which, IndexVerdict v) {
+		d.hot_allowed = false;
+		d.blocking_index = which;
+		d.blocking_verdict = v;
+	};
+
+	for (int i = 0; i < n; i++)
+	{
+		const IndexShape &index = indexes[i];
+		if (index.summarizing)
+			continue;
+		IndexVerdict v = IndexVerdict::Declined;
+		bool decided = precheck_index(index, changes, &v) == Precheck::Decided;
+		if (!decided || v != IndexVerdict::UnchangedInputsSame)
+			d.stock_would_be_hot = false;
+		if (decided && verdict_changes_index(v))
+		{
+			block(i, v);
+			return d;
+		}
+	}
+
+	for (int pass = 0; pass < 2; pass++)
+	{
+		for (int i = 0; i < n; i++)
+		{
+			const IndexShape &index = indexes[i];
+			if (index.summarizing != (pass == 1))
+				continue;
+			IndexVerdict v = decide_index(i, index, changes, options, probe);
+			switch (v)
+			{
+				case IndexVerdict::UnchangedInputsSame:
+					break;
+				case IndexVerdict::UnchangedInputsImageEqual:
+					d.used_image_equality = true;
+					break;
+				case IndexVerdict::UnchangedPredicateFalse:
+				case IndexVerdict::UnchangedKeysEqual:
+					d.used_predicates = true;
+					break;
+				case IndexVerdict::UnchangedValuesEqual:
+					d.used_expressions = true;
+					break;
+				default:
+					if (index.summarizing)
+						d.summarizing_changed = true;
+					else
+					{
+						block(i, v);
+						return d;
+					}
+			}
+		}
+	}
+	return d;
+}
+
+} // namespace hotplus::core

@@ -1,0 +1,17 @@
+// hotheap's tuple_update: where hotplus decides whether an update may be HOT.
+#pragma once
+
+#include "glue/pg.hpp"
+
+extern "C" {
+#include "access/tableam.h"
+}
+
+namespace hotplus {
+
+TM_Result hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+							   CommandId cid, Snapshot snapshot, Snapshot crosscheck, bool wait,
+							   TM_FailureData *tmfd, LockTupleMode *lockmode,
+							   CompatUpdateIndexesOut *update_indexes);
+
+} // namespace hotplus

@@ -1,0 +1,21 @@
+// Library entry: module magic and _PG_init.
+//
+// hotplus works without shared_preload_libraries: the library is loaded the first time a
+// backend builds the relcache entry of a hotheap table (through the AM handler) or calls
+// one of the extension's functions. Anything registered here must therefore be per-backend
+// and must not need shared memory.
+#include "glue/pg.hpp"
+
+#include "glue/as_heap.hpp"
+
+extern "C" {
+PG_MODULE_MAGIC;
+
+void _PG_init(void);
+
+void
+_PG_init(void)
+{
+	hotplus::as_heap_init();
+}
+}

@@ -1,0 +1,12 @@
+// PostgreSQL's headers, seen from C++.
+//
+// The server is C: its headers are only ever included inside extern "C", and only from the
+// glue layer (src/glue). The pure core (src/core) must never include this file.
+#pragma once
+
+extern "C" {
+#include "postgres.h"
+#include "fmgr.h"
+}
+
+#include "glue/compat.hpp"

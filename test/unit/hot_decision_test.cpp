@@ -1,0 +1,338 @@
+// The HOT decision against a brute-force model of the rule, over every index shape and
+// every update on a 3-column table, and over random sets of indexes.
+#include <catch2/catch.hpp>
+
+#include "core/hot_decision.hpp"
+
+#include <random>
+#include <vector>
+
+using namespace hotplus::core;
+
+namespace {
+
+constexpr int kColumns = 3;
+
+// The facts of one update that only evaluation reveals, per index.
+struct EvaluationFacts
+{
+	bool predicate_old = true;
+	bool predicate_new = true;
+	bool expressions_equal = true;
+};
+
+// A probe that answers from EvaluationFacts and records how it was asked.
+struct RecordingProbe
+{
+	std::vector<EvaluationFacts> facts;
+	std::vector<std::vector<char>> calls; // per index: 'o', 'n' (predicate), 'e' (exprs)
+
+	explicit RecordingProbe(std::vector<EvaluationFacts> f) : facts(std::move(f)), calls(facts.size()) {}
+
+	bool predicate(int which, Side side)
+	{
+		calls.at(which).push_back(side == Side::Old ? 'o' : 'n');
+		return side == Side::Old ? facts.at(which).predicate_old : facts.at(which).predicate_new;
+	}
+	bool expressions_equal(int which)
+	{
+		calls.at(which).push_back('e');
+		return facts.at(which).expressions_equal;
+	}
+};
+
+ColumnChange
+strongest(const ColumnChanges &changes, const ColumnList &cols)
+{
+	ColumnChange s = ColumnChange::Same;
+	for (auto c : cols)
+		if (changes.get(c) > s)
+			s = changes.get(c);
+	return s;
+}
+
+// Facts are only consistent with the inputs: immutable functions of image-equal inputs
+// give equal values.
+bool
+consistent(const IndexShape &index, const ColumnChanges &changes, const EvaluationFacts &f)
+{
+	if (!index.has_predicate && !(f.predicate_old && f.predicate_new))
+		return false;
+	if (strongest(changes, index.predicate_inputs) != ColumnChange::Changed &&
+		f.predicate_old != f.predicate_new)
+		return false;
+	if ((!index.has_expressions ||
+		 strongest(changes, index.expression_inputs) != ColumnChange::Changed) &&
+		!f.expressions_equal)
+		return false;
+	return true;
+}
+
+// The rule of issue 3, literally.
+bool
+model_changes_index(const IndexShape &index, const ColumnChanges &changes, const EvaluationFacts &f)
+{
+	if (index.has_predicate && !f.predicate_old && !f.predicate_new)
+		return false;
+	if (index.has_predicate && f.predicate_old != f.predicate_new)
+		return true;
+	for (auto c : index.stored_columns)
+		if (changes.get(c) == ColumnChange::Changed)
+			return true;
+	return !f.expressions_equal;
+}
+
+std::vector<IndexShape>
+every_index_shape()
+{
+	std::vector<IndexShape> shapes;
+	// Per column: member of stored / expression inputs / predicate inputs (3 bits).
+	for (int membership = 0; membership < (1 << (3 * kColumns)); membership++)
+		for (int flags = 0; flags < 4; flags++)
+		{
+			IndexShape s;
+			s.has_expressions = flags & 1;
+			s.has_predicate = flags & 2;
+			for (int col = 1; col <= kColumns; col++)
+			{
+				int bits = (membership >> (3 * (col - 1))) & 7;
+				if (bits & 1)
+					s.stored_columns.push_back(col);
+				if (bits & 2)
+					s.expression_inputs.push_back(col);
+				if (bits & 4)
+					s.predicate_inputs.push_back(col);
+			}
+			// An index has at least one key; expressions/predicates may read no column
+			// (constants) but only exist when flagged.
+			if (s.stored_columns.empty() && !s.has_expressions)
+				continue;
+			if (!s.has_expressions && !s.expression_inputs.empty())
+				continue;
+			if (!s.has_predicate && !s.predicate_inputs.empty())
+				continue;
+			shapes.push_back(s);
+		}
+	return shapes;
+}
+
+std::vector<ColumnChanges>
+every_column_changes()
+{
+	std::vector<ColumnChanges> all;
+	int combos = 1;
+	for (int i = 0; i < kColumns; i++)
+		combos *= 3;
+	for (int code = 0; code < combos; code++)
+	{
+		ColumnChanges c(kColumns);
+		int rest = code;
+		for (int col = 1; col <= kColumns; col++, rest /= 3)
+			c.set(col, static_cast<ColumnChange>(rest % 3));
+		all.push_back(c);
+	}
+	return all;
+}
+
+std::vector<EvaluationFacts>
+every_fact()
+{
+	std::vector<EvaluationFacts> all;
+	for (int bits = 0; bits < 8; bits++)
+		all.push_back({bool(bits & 1), bool(bits & 2), bool(bits & 4)});
+	return all;
+}
+
+} // namespace
+
+TEST_CASE("decide_index matches the rule for every shape, update and evaluation outcome")
+{
+	const auto shapes = every_index_shape();
+	const auto updates = every_column_changes();
+	const auto facts = every_fact();
+	long checked = 0;
+
+	for (const auto &shape : shapes)
+		for (const auto &changes : updates)
+			for (const auto &f : facts)
+			{
+				if (!consistent(shape, changes, f))
+					continue;
+				RecordingProbe probe({f});
+				IndexVerdict v = decide_index(0, shape, changes, DecisionOptions{}, probe);
+				INFO("verdict " << int(v));
+				REQUIRE(verdict_changes_index(v) == model_changes_index(shape, changes, f));
+				REQUIRE(v != IndexVerdict::Declined);
+
+				// Call discipline: the old predicate first, the new one at most once after
+				// it, expressions only once both predicates held.
+				const auto &calls = probe.calls[0];
+				bool saw_old = false, saw_new = false, saw_exprs = false;
+				for (char c : calls)
+				{
+					if (c == 'o')
+					{
+						REQUIRE_FALSE(saw_old);
+						REQUIRE_FALSE(saw_exprs);
+						saw_old = true;
+					}
+					else if (c == 'n')
+					{
+						REQUIRE(saw_old);
+						REQUIRE_FALSE(saw_new);
+						REQUIRE_FALSE(saw_exprs);
+						saw_new = true;
+					}
+					else
+					{
+						REQUIRE_FALSE(saw_exprs);
+						REQUIRE((!shape.has_predicate || (f.predicate_old && f.predicate_new)));
+						saw_exprs = true;
+					}
+				}
+				// Nothing is evaluated when no input truly changed.
+				ColumnList inputs;
+				for (auto *l : {&shape.stored_columns, &shape.expression_inputs, &shape.predicate_inputs})
+					inputs.insert(inputs.end(), l->begin(), l->end());
+				if (strongest(changes, inputs) != ColumnChange::Changed)
+					REQUIRE(calls.empty());
+				// Expressions are evaluated only if one of their inputs changed.
+				if (saw_exprs)
+					REQUIRE(strongest(changes, shape.expression_inputs) == ColumnChange::Changed);
+				checked++;
+			}
+	REQUIRE(checked > 60000);
+}
+
+TEST_CASE("with evaluation off, an index is never called unchanged wrongly and nothing is evaluated")
+{
+	const auto shapes = every_index_shape();
+	const auto updates = every_column_changes();
+	const auto facts = every_fact();
+	DecisionOptions off;
+	off.evaluate = false;
+
+	for (const auto &shape : shapes)
+		for (const auto &changes : updates)
+			for (const auto &f : facts)
+			{
+				if (!consistent(shape, changes, f))
+					continue;
+				RecordingProbe probe({f});
+				IndexVerdict v = decide_index(0, shape, changes, off, probe);
+				REQUIRE(probe.calls[0].empty());
+				if (!verdict_changes_index(v))
+					REQUIRE_FALSE(model_changes_index(shape, changes, f));
+			}
+}
+
+TEST_CASE("image-equal inputs never cost an evaluation")
+{
+	IndexShape s;
+	s.has_expressions = true;
+	s.has_predicate = true;
+	s.expression_inputs = {1};
+	s.predicate_inputs = {2};
+	ColumnChanges c(kColumns);
+	c.set(1, ColumnChange::ImageEqual);
+	c.set(2, ColumnChange::ImageEqual);
+	RecordingProbe probe({EvaluationFacts{}});
+	CHECK(decide_index(0, s, c, DecisionOptions{}, probe) == IndexVerdict::UnchangedInputsImageEqual);
+	CHECK(probe.calls[0].empty());
+}
+
+TEST_CASE("a partial index whose predicate is false on both sides ignores its key change")
+{
+	IndexShape s;
+	s.has_predicate = true;
+	s.stored_columns = {1};
+	s.predicate_inputs = {2};
+	ColumnChanges c(kColumns);
+	c.set(1, ColumnChange::Changed);
+	RecordingProbe probe({EvaluationFacts{false, false, true}});
+	CHECK(decide_index(0, s, c, DecisionOptions{}, probe) == IndexVerdict::UnchangedPredicateFalse);
+	// The predicate's inputs did not change, so only the old side is evaluated.
+	CHECK(probe.calls[0] == std::vector<char>{'o'});
+}
+
+TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random index sets")
+{
+	const auto shapes = every_index_shape();
+	const auto updates = every_column_changes();
+	const auto facts = every_fact();
+	std::mt19937 rng(20261130);
+
+	for (int round = 0; round < 200000; round++)
+	{
+		int n = 1 + int(rng() % 4);
+		std::vector<IndexShape> indexes;
+		std::vector<EvaluationFacts> f;
+		const ColumnChanges &changes = updates[rng() % updates.size()];
+		while (int(indexes.size()) < n)
+		{
+			IndexShape s = shapes[rng() % shapes.size()];
+			s.summarizing = (rng() % 5) == 0;
+			EvaluationFacts e = facts[rng() % facts.size()];
+			if (!consistent(s, changes, e))
+				continue;
+			indexes.push_back(s);
+			f.push_back(e);
+		}
+
+		bool model_hot = true, model_summarizing_changed = false, model_stock_hot = true;
+		for (int i = 0; i < n; i++)
+		{
+			bool changed = model_changes_index(indexes[i], changes, f[i]);
+			if (indexes[i].summarizing)
+				model_summarizing_changed |= changed;
+			else
+			{
+				model_hot &= !changed;
+				for (auto *l : {&indexes[i].stored_columns, &indexes[i].expression_inputs,
+								&indexes[i].predicate_inputs})
+					model_stock_hot &= strongest(changes, *l) == ColumnChange::Same;
+			}
+		}
+
+		RecordingProbe probe(f);
+		UpdateDecision d = decide_update(indexes, changes, DecisionOptions{}, probe);
+		REQUIRE(d.hot_allowed == model_hot);
+		if (d.hot_allowed)
+		{
+			REQUIRE(d.summarizing_changed == model_summarizing_changed);
+			REQUIRE(d.stock_would_be_hot == model_stock_hot);
+		}
+		else
+		{
+			REQUIRE(d.blocking_index >= 0);
+			REQUIRE_FALSE(indexes[d.blocking_index].summarizing);
+			REQUIRE(model_changes_index(indexes[d.blocking_index], changes, f[d.blocking_index]));
+			REQUIRE_FALSE(model_stock_hot);
+			// Summarizing indexes are never evaluated once HOT is lost.
+			for (int i = 0; i < n; i++)
+				if (indexes[i].summarizing)
+					REQUIRE(probe.calls[i].empty());
+		}
+		if (model_stock_hot)
+			REQUIRE(d.hot_allowed);
+	}
+}
+
+TEST_CASE("decide_update: a stored column change blocks HOT before anything is evaluated")
+{
+	IndexShape expr;
+	expr.has_expressions = true;
+	expr.expression_inputs = {1};
+	IndexShape plain;
+	plain.stored_columns = {2};
+	std::vector<IndexShape> indexes{expr, plain};
+	ColumnChanges c(kColumns);
+	c.set(1, ColumnChange::Changed);
+	c.set(2, ColumnChange::Changed);
+	RecordingProbe probe({EvaluationFacts{}, EvaluationFacts{}});
+	UpdateDecision d = decide_update(indexes, c, DecisionOptions{}, probe);
+	CHECK_FALSE(d.hot_allowed);
+	CHECK(d.blocking_index == 1);
+	CHECK(d.blocking_verdict == IndexVerdict::ChangedStoredColumn);
+	CHECK(probe.calls[0].empty());
+}
