@@ -1,20 +1,418 @@
+// hotheap's tuple_update: decide per index whether the update changes it, then delegate
+// to heap's own update with that decision.
+//
+// The order of work, cheapest first (issue 3, "How"):
+//   1. relation has nothing to gain (no toastable column, no expression/partial index):
+//      heap's update as is;
+//   2. read the old version from its TID (pin + short share lock, no user code under it),
+//      deform only the compared columns of both versions;
+//   3. classify each compared column: Same (equal as stored), ImageEqual (equal after
+//      detoasting; the raw sizes are compared first, so nothing is fetched when they
+//      differ), Changed. Toastable ImageEqual columns get the old stored datum back;
+//   4. a new version that cannot fit on the old page cannot be HOT: heap as is;
+//   5. the pure core decides (predicates before expressions, evaluation only as needed,
+//      every value detoasted at most once per version);
+//   6. if the core allows HOT where heap would not, heap_update() runs with an empty
+//      HOT-blocking set (hot_blocking_override.hpp); otherwise heap decides alone.
+// Any doubt (entry invalidated meanwhile, unexpected slot type, C++ exception in the
+// core) declines: heap's own decision is always correct.
+#include "glue/core_state.hpp"
+
 #include "glue/hot_update.hpp"
 
+#include "glue/hot_blocking_override.hpp"
+#include "glue/relation_info.hpp"
+#include "glue/settings.hpp"
+
 extern "C" {
+#include "access/detoast.h"
 #include "access/heapam.h"
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "storage/bufmgr.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
 }
 
 namespace hotplus {
 
-// Stage 1 (issue 2): the update is heap's own. The per-index HOT decision replaces this
-// body; it still ends in heap's update so that the tuple on disk and in WAL is heap's.
+namespace {
+
+constexpr int kOld = 0;
+constexpr int kNew = 1;
+
+struct UpdateArgs
+{
+	Relation rel;
+	ItemPointer otid;
+	TupleTableSlot *slot;
+	CommandId cid;
+	Snapshot snapshot;
+	Snapshot crosscheck;
+	bool wait;
+	TM_FailureData *tmfd;
+	LockTupleMode *lockmode;
+	CompatUpdateIndexesOut *update_indexes;
+};
+
+TM_Result
+heap_decides(const UpdateArgs &a)
+{
+	return GetHeapamTableAmRoutine()->tuple_update(a.rel, a.otid, a.slot, a.cid, a.snapshot,
+												  a.crosscheck, a.wait, a.tmfd, a.lockmode,
+												  a.update_indexes);
+}
+
+// The value of a varlena column detoasted (decompressed, fetched) at most once per version
+// and update, in per-tuple memory. Short and plain inline values are returned as they are.
+Datum
+detoasted_value(RelationInfo *info, int side, AttrNumber att, Datum value)
+{
+	if (info->is_detoasted[side][att])
+		return info->detoasted[side][att];
+	auto *ptr = reinterpret_cast<struct varlena *>(DatumGetPointer(value));
+	Datum result = value;
+	if (VARATT_IS_EXTERNAL(ptr) || VARATT_IS_COMPRESSED(ptr))
+		result = PointerGetDatum(detoast_attr(ptr));
+	info->detoasted[side][att] = result;
+	info->is_detoasted[side][att] = true;
+	return result;
+}
+
+core::ColumnChange
+classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *new_slot,
+				AttrNumber att)
+{
+	const bool old_null = old_slot->tts_isnull[att - 1];
+	const bool new_null = new_slot->tts_isnull[att - 1];
+	if (old_null || new_null)
+		return old_null == new_null ? core::ColumnChange::Same : core::ColumnChange::Changed;
+
+	Form_pg_attribute attr = TupleDescAttr(old_slot->tts_tupleDescriptor, att - 1);
+	const Datum old_value = old_slot->tts_values[att - 1];
+	const Datum new_value = new_slot->tts_values[att - 1];
+	if (datumIsEqual(old_value, new_value, attr->attbyval, attr->attlen))
+		return core::ColumnChange::Same;
+	if (attr->attlen != -1)
+		return core::ColumnChange::Changed;
+	// Never fetch or decompress when the raw sizes already differ.
+	if (toast_raw_datum_size(old_value) != toast_raw_datum_size(new_value))
+		return core::ColumnChange::Changed;
+
+	auto *o = reinterpret_cast<struct varlena *>(
+		DatumGetPointer(detoasted_value(info, kOld, att, old_value)));
+	auto *n = reinterpret_cast<struct varlena *>(
+		DatumGetPointer(detoasted_value(info, kNew, att, new_value)));
+	const Size len = VARSIZE_ANY_EXHDR(o);
+	if (len == VARSIZE_ANY_EXHDR(n) && memcmp(VARDATA_ANY(o), VARDATA_ANY(n), len) == 0)
+		return core::ColumnChange::ImageEqual;
+	return core::ColumnChange::Changed;
+}
+
+// A virtual slot holding a version's expression inputs, detoasted once, for evaluation.
+TupleTableSlot *
+evaluation_slot(RelationInfo *info, int side, TupleTableSlot *source)
+{
+	TupleTableSlot *eval = info->eval_slot[side];
+	if (info->eval_slot_filled[side])
+		return eval;
+
+	slot_getsomeattrs(source, info->max_expression_input);
+	ExecClearTuple(eval);
+	TupleDesc desc = eval->tts_tupleDescriptor;
+	for (AttrNumber att = 1; att <= info->natts; att++)
+	{
+		const bool wanted = att <= info->max_expression_input && info->is_expression_input[att];
+		if (!wanted || source->tts_isnull[att - 1])
+		{
+			eval->tts_values[att - 1] = (Datum) 0;
+			eval->tts_isnull[att - 1] = true;
+			continue;
+		}
+		Datum value = source->tts_values[att - 1];
+		if (TupleDescAttr(desc, att - 1)->attlen == -1)
+			value = detoasted_value(info, side, att, value);
+		eval->tts_values[att - 1] = value;
+		eval->tts_isnull[att - 1] = false;
+	}
+	ExecStoreVirtualTuple(eval);
+	info->eval_slot_filled[side] = true;
+	return eval;
+}
+
+void
+prepare_evaluation(RelationInfo *info, IndexEvalInfo *index)
+{
+	if (index->prepared)
+		return;
+	index->predicate_state = ExecPrepareQual(index->predicate, info->estate);
+	int k = 0;
+	ListCell *lc;
+	foreach (lc, index->expressions)
+		index->expression_states[k++] = ExecPrepareExpr(static_cast<Expr *>(lfirst(lc)), info->estate);
+	index->prepared = true;
+}
+
+// Answers the core's questions by evaluating the index's predicate and expressions, in
+// the per-tuple memory of the entry's EState.
+struct EvaluationProbe
+{
+	RelationInfo *info;
+	TupleTableSlot *versions[2];
+
+	ExprContext *context_for(int which, int side)
+	{
+		prepare_evaluation(info, &info->indexes[which]);
+		ExprContext *econtext = GetPerTupleExprContext(info->estate);
+		econtext->ecxt_scantuple = evaluation_slot(info, side, versions[side]);
+		return econtext;
+	}
+
+	bool predicate(int which, core::Side side)
+	{
+		ExprContext *econtext = context_for(which, side == core::Side::Old ? kOld : kNew);
+		return ExecQual(info->indexes[which].predicate_state, econtext);
+	}
+
+	bool expressions_equal(int which)
+	{
+		IndexEvalInfo *index = &info->indexes[which];
+		for (int k = 0; k < index->nexpressions; k++)
+		{
+			bool null[2];
+			Datum value[2];
+			for (int side : {kOld, kNew})
+				value[side] = ExecEvalExprSwitchContext(index->expression_states[k],
+														context_for(which, side), &null[side]);
+			if (null[kOld] != null[kNew])
+				return false;
+			if (!null[kOld] &&
+				!datum_image_eq(value[kOld], value[kNew], index->expression_typbyval[k],
+								index->expression_typlen[k]))
+				return false;
+		}
+		return true;
+	}
+};
+
+// Runs the core; a C++ exception (a bug, or allocation failure) declines instead of
+// crossing into PostgreSQL. Probe calls may longjmp through this frame: it owns nothing
+// with a destructor.
+bool
+core_decides(RelationInfo *info, EvaluationProbe &probe, core::UpdateDecision *decision)
+{
+	try
+	{
+		core::DecisionOptions options;
+		options.evaluate = settings.check_expressions;
+		*decision = core::decide_update(info->core->indexes, info->core->changes, options, probe);
+		return true;
+	}
+	catch (...)
+	{
+		return false;
+	}
+}
+
+bool
+set_change(RelationInfo *info, AttrNumber att, core::ColumnChange change)
+{
+	try
+	{
+		info->core->changes.set(att, change);
+		return true;
+	}
+	catch (...)
+	{
+		return false;
+	}
+}
+
+// Reads the old version at otid into info->old_slot (which keeps the buffer pinned, so the
+// tuple's data cannot change or move). Returns false if there is no normal tuple there.
+bool
+read_old_version(RelationInfo *info, Relation rel, ItemPointer otid, Size *page_free)
+{
+	Buffer buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(otid));
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	Page page = BufferGetPage(buffer);
+	OffsetNumber offnum = ItemPointerGetOffsetNumber(otid);
+	ItemId lp = offnum <= PageGetMaxOffsetNumber(page) ? PageGetItemId(page, offnum) : nullptr;
+	if (lp == nullptr || !ItemIdIsNormal(lp))
+	{
+		UnlockReleaseBuffer(buffer);
+		return false;
+	}
+	HeapTupleData tuple;
+	tuple.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
+	tuple.t_len = ItemIdGetLength(lp);
+	tuple.t_self = *otid;
+	tuple.t_tableOid = RelationGetRelid(rel);
+	*page_free = PageGetHeapFreeSpace(page);
+	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	ExecStoreBufferHeapTuple(&tuple, info->old_slot, buffer); // takes its own pin
+	ReleaseBuffer(buffer);
+	return true;
+}
+
+// Puts the old stored datum of every `reuse` column into the new version, so the value is
+// not toasted again and heap_update sees the column unchanged.
+void
+reuse_old_datums(RelationInfo *info, TupleTableSlot *slot, const bool *reuse)
+{
+	TupleTableSlot *old_slot = info->old_slot;
+	slot_getallattrs(slot);
+	const int natts = slot->tts_tupleDescriptor->natts;
+	Datum *values = static_cast<Datum *>(palloc(sizeof(Datum) * natts));
+	bool *isnull = static_cast<bool *>(palloc(sizeof(bool) * natts));
+	memcpy(values, slot->tts_values, sizeof(Datum) * natts);
+	memcpy(isnull, slot->tts_isnull, sizeof(bool) * natts);
+	for (AttrNumber att = 1; att <= natts; att++)
+		if (reuse[att])
+			values[att - 1] = old_slot->tts_values[att - 1];
+	HeapTuple tuple = heap_form_tuple(slot->tts_tupleDescriptor, values, isnull);
+	ExecForceStoreHeapTuple(tuple, slot, false); // copies into the slot's memory
+}
+
+TM_Result
+decide_and_update(RelationInfo *info, const UpdateArgs &a)
+{
+	bool should_free = false;
+	HeapTuple newtup = ExecFetchSlotHeapTuple(a.slot, true, &should_free);
+	if (should_free)
+	{
+		// Not a heap slot: never the case for the executor's update paths. Decline.
+		heap_freetuple(newtup);
+		return heap_decides(a);
+	}
+
+	Size page_free = 0;
+	if (!read_old_version(info, a.rel, a.otid, &page_free))
+		return heap_decides(a);
+
+	MemoryContext caller_context =
+		MemoryContextSwitchTo(GetPerTupleMemoryContext(info->estate));
+
+	TupleTableSlot *old_slot = info->old_slot;
+	slot_getsomeattrs(old_slot, info->max_compared);
+	slot_getsomeattrs(a.slot, info->max_compared);
+
+	info->core->changes.reset(info->natts); // no allocation: same size every time
+	bool *reuse = static_cast<bool *>(palloc0(sizeof(bool) * (info->natts + 1)));
+	bool any_reuse = false;
+	bool index_input_differs = false;	// some index input not Same (after reuse)
+	bool index_input_image_equal = false;
+	for (int i = 0; i < info->ncompared; i++)
+	{
+		const AttrNumber att = info->compared[i];
+		core::ColumnChange change = classify_column(info, old_slot, a.slot, att);
+		if (change == core::ColumnChange::ImageEqual && settings.reuse_toast &&
+			info->is_toastable[att])
+		{
+			reuse[att] = any_reuse = true;
+			change = core::ColumnChange::Same; // it will be, as stored
+		}
+		if (info->is_index_input[att] && change != core::ColumnChange::Same)
+		{
+			index_input_differs = true;
+			index_input_image_equal |= change == core::ColumnChange::ImageEqual;
+		}
+		if (!set_change(info, att, change))
+		{
+			MemoryContextSwitchTo(caller_context);
+			return heap_decides(a);
+		}
+	}
+
+	if (any_reuse)
+	{
+		reuse_old_datums(info, a.slot, reuse);
+		newtup = ExecFetchSlotHeapTuple(a.slot, true, &should_free);
+		Assert(!should_free);
+	}
+
+	// Heap's decision is already exact when no index input differs as stored (HOT if it
+	// fits), or when every difference is a plain change and nothing can be evaluated.
+	bool worth_deciding = index_input_differs && (info->any_evaluation || index_input_image_equal);
+	// A version that cannot fit on the old page cannot be HOT. Only predictable when heap
+	// will not toast it (no external value, below the toast threshold).
+	if (!HeapTupleHasExternal(newtup) && newtup->t_len <= TOAST_TUPLE_THRESHOLD &&
+		MAXALIGN(newtup->t_len) > page_free)
+		worth_deciding = false;
+
+	core::UpdateDecision decision;
+	bool decided = false;
+	if (worth_deciding)
+	{
+		EvaluationProbe probe{info, {old_slot, a.slot}};
+		decided = core_decides(info, probe, &decision);
+	}
+	MemoryContextSwitchTo(caller_context);
+
+	// An invalidation while evaluating may mean a new index: the decision is void.
+	if (!decided || !info->valid || !decision.hot_allowed || decision.stock_would_be_hot)
+		return heap_decides(a);
+
+	HotBlockingOverride override;
+	if (!hot_blocking_override_begin(&override, a.rel))
+		return heap_decides(a);
+	volatile TM_Result result = TM_Ok;
+	PG_TRY();
+	{
+		result = heap_decides(a);
+	}
+	PG_FINALLY();
+	{
+		hot_blocking_override_end(&override);
+	}
+	PG_END_TRY();
+	return result;
+}
+
+} // namespace
+
 TM_Result
 hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, CommandId cid,
 					 Snapshot snapshot, Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
 					 LockTupleMode *lockmode, CompatUpdateIndexesOut *update_indexes)
 {
-	return GetHeapamTableAmRoutine()->tuple_update(rel, otid, slot, cid, snapshot, crosscheck,
-												  wait, tmfd, lockmode, update_indexes);
+	const UpdateArgs args{rel, otid, slot, cid, snapshot, crosscheck, wait, tmfd, lockmode,
+						  update_indexes};
+	if (!settings.enabled)
+		return heap_decides(args);
+
+	// Have the relcache compute its index bitmaps now: this may accept invalidations, which
+	// must happen before our entry is validated, not between our decision and heap_update.
+	if (rel->rd_rel->relhasindex && rel->rd_indexattr == nullptr)
+		bms_free(RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL));
+
+	RelationInfo *info = relation_info_get(rel);
+	if (info == nullptr || info->nothing_to_gain || info->in_use > 0)
+		return heap_decides(args);
+
+	volatile TM_Result result = TM_Ok;
+	info->in_use++;
+	PG_TRY();
+	{
+		result = decide_and_update(info, args);
+	}
+	PG_FINALLY();
+	{
+		ExecClearTuple(info->old_slot);
+		for (int side : {kOld, kNew})
+		{
+			ExecClearTuple(info->eval_slot[side]);
+			info->eval_slot_filled[side] = false;
+			memset(info->is_detoasted[side], 0, sizeof(bool) * (info->natts + 1));
+		}
+		ResetPerTupleExprContext(info->estate);
+		info->in_use--;
+	}
+	PG_END_TRY();
+	return result;
 }
 
 } // namespace hotplus

@@ -7,6 +7,9 @@
 #include "glue/pg.hpp"
 
 #include "glue/as_heap.hpp"
+#include "glue/hot_blocking_override.hpp"
+#include "glue/relation_info.hpp"
+#include "glue/settings.hpp"
 
 extern "C" {
 PG_MODULE_MAGIC;
@@ -16,6 +19,9 @@ void _PG_init(void);
 void
 _PG_init(void)
 {
+	hotplus::define_settings();
 	hotplus::as_heap_init();
+	hotplus::relation_info_init();
+	hotplus::hot_blocking_override_init();
 }
 }

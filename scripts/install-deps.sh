@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs everything hotplus needs to build, test, demo and benchmark on Debian 12, as root.
+# Idempotent and quick when everything is already there.
+set -euo pipefail
+
+packages=(
+	build-essential g++ make pkgconf
+	postgresql-15 postgresql-server-dev-15 postgresql-client-15 postgresql-common
+	catch2 libboost-dev
+	libipc-run-perl
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+	echo "install-deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# Debian's postgresql-common would create and start a "main" cluster; hotplus only ever
+	# uses throwaway clusters, so skip that.
+	mkdir -p /etc/postgresql-common
+	if ! grep -qs '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
+		echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
+	fi
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,332 @@
+#include "glue/core_state.hpp"
+
+#include <new>
+
+#include "glue/relation_info.hpp"
+
+extern "C" {
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "catalog/index.h"
+#include "catalog/pg_type_d.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+}
+
+namespace hotplus {
+
+namespace {
+
+struct CacheEntry
+{
+	Oid relid; // hash key
+	RelationInfo *info;
+};
+
+HTAB *cache = nullptr;
+
+void
+invalidate(Datum, Oid relid)
+{
+	if (cache == nullptr)
+		return;
+	if (relid != InvalidOid)
+	{
+		auto *entry = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_FIND, nullptr));
+		if (entry != nullptr && entry->info != nullptr)
+			entry->info->valid = false;
+		return;
+	}
+	HASH_SEQ_STATUS status;
+	hash_seq_init(&status, cache);
+	while (auto *entry = static_cast<CacheEntry *>(hash_seq_search(&status)))
+		if (entry->info != nullptr)
+			entry->info->valid = false;
+}
+
+// Plain C data gathered from the catalogs for one index; the C++ shape is made from it
+// afterwards, in a frame where no PostgreSQL call can longjmp.
+struct IndexFacts
+{
+	int nstored;
+	AttrNumber *stored;		 // plain key and INCLUDE columns
+	Bitmapset *expression_inputs; // offset by FirstLowInvalidHeapAttributeNumber
+	Bitmapset *predicate_inputs;
+};
+
+// Attribute numbers from a pull_varattnos() set; a whole-row reference reads every column.
+int
+inputs_to_array(Bitmapset *set, int natts, AttrNumber *out)
+{
+	int n = 0;
+	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, set))
+	{
+		for (int att = 1; att <= natts; att++)
+			out[n++] = att;
+		return n;
+	}
+	int member = -1;
+	while ((member = bms_next_member(set, member)) >= 0)
+	{
+		int att = member + FirstLowInvalidHeapAttributeNumber;
+		if (att > 0) // index expressions cannot read system columns
+			out[n++] = att;
+	}
+	return n;
+}
+
+void
+destroy(RelationInfo *info)
+{
+	delete info->core;
+	info->core = nullptr;
+	if (info->old_slot != nullptr)
+		ExecDropSingleTupleTableSlot(info->old_slot);
+	for (auto *slot : info->eval_slot)
+		if (slot != nullptr)
+			ExecDropSingleTupleTableSlot(slot);
+	if (info->estate != nullptr)
+		FreeExecutorState(info->estate);
+	// info itself lives in its context.
+	MemoryContextDelete(info->context);
+}
+
+// Builds the C++ side. Returns false on allocation failure; never throws, never longjmps.
+bool
+build_core(RelationInfo *info, const IndexFacts *facts, const int *index_flags)
+{
+	try
+	{
+		auto *state = new core_bridge::CoreState();
+		state->changes.reset(info->natts);
+		for (int i = 0; i < info->nindexes; i++)
+		{
+			core::IndexShape shape;
+			for (int k = 0; k < facts[i].nstored; k++)
+				shape.stored_columns.push_back(facts[i].stored[k]);
+			shape.has_expressions = index_flags[i] & 1;
+			shape.has_predicate = index_flags[i] & 2;
+			state->indexes.push_back(std::move(shape));
+		}
+		info->core = state;
+		return true;
+	}
+	catch (...)
+	{
+		return false;
+	}
+}
+
+RelationInfo *
+build_unguarded(Relation rel, RelationInfo **building)
+{
+	MemoryContext context = AllocSetContextCreate(CacheMemoryContext, "hotplus relation info",
+												  ALLOCSET_SMALL_SIZES);
+	MemoryContextCopyAndSetIdentifier(context, RelationGetRelationName(rel));
+	MemoryContext old = MemoryContextSwitchTo(context);
+
+	RelationInfo *info = static_cast<RelationInfo *>(palloc0(sizeof(RelationInfo)));
+	info->relid = RelationGetRelid(rel);
+	info->context = context;
+	*building = info;
+	// Valid from before the catalogs are read: an invalidation while reading them clears it
+	// (invariant 2), and the caller then declines.
+	info->valid = true;
+
+	TupleDesc desc = RelationGetDescr(rel);
+	const int natts = desc->natts;
+	info->natts = natts;
+	info->is_toastable = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
+	info->is_index_input = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
+	info->is_expression_input = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
+	for (int att = 1; att <= natts; att++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(desc, att - 1);
+		info->is_toastable[att] =
+			!attr->attisdropped && attr->attlen == -1 && attr->attstorage != TYPSTORAGE_PLAIN;
+	}
+
+	List *index_oids = RelationGetIndexList(rel);
+	info->nindexes = list_length(index_oids);
+	info->indexes = static_cast<IndexEvalInfo *>(palloc0(sizeof(IndexEvalInfo) * Max(info->nindexes, 1)));
+	IndexFacts *facts = static_cast<IndexFacts *>(palloc0(sizeof(IndexFacts) * Max(info->nindexes, 1)));
+	int *flags = static_cast<int *>(palloc0(sizeof(int) * Max(info->nindexes, 1)));
+
+	int i = 0;
+	ListCell *lc;
+	foreach (lc, index_oids)
+	{
+		Oid index_oid = lfirst_oid(lc);
+		Relation index = index_open(index_oid, AccessShareLock);
+		IndexInfo *ii = BuildIndexInfo(index);
+		IndexEvalInfo *eval = &info->indexes[i];
+		IndexFacts *f = &facts[i];
+
+		eval->index_oid = index_oid;
+		eval->expressions = ii->ii_Expressions;
+		eval->predicate = ii->ii_Predicate;
+		eval->nexpressions = list_length(ii->ii_Expressions);
+		eval->expression_typlen = static_cast<int16 *>(palloc0(sizeof(int16) * Max(eval->nexpressions, 1)));
+		eval->expression_typbyval = static_cast<bool *>(palloc0(sizeof(bool) * Max(eval->nexpressions, 1)));
+		eval->expression_states = static_cast<ExprState **>(palloc0(sizeof(ExprState *) * Max(eval->nexpressions, 1)));
+		int k = 0;
+		ListCell *ec;
+		foreach (ec, ii->ii_Expressions)
+		{
+			get_typlenbyval(exprType(static_cast<Node *>(lfirst(ec))), &eval->expression_typlen[k],
+							&eval->expression_typbyval[k]);
+			k++;
+		}
+
+		f->stored = static_cast<AttrNumber *>(palloc0(sizeof(AttrNumber) * Max(ii->ii_NumIndexAttrs, 1)));
+		for (int col = 0; col < ii->ii_NumIndexAttrs; col++)
+		{
+			AttrNumber att = ii->ii_IndexAttrNumbers[col];
+			if (att > 0)
+				f->stored[f->nstored++] = att;
+		}
+		pull_varattnos(reinterpret_cast<Node *>(ii->ii_Expressions), 1, &f->expression_inputs);
+		pull_varattnos(reinterpret_cast<Node *>(ii->ii_Predicate), 1, &f->predicate_inputs);
+		flags[i] = (ii->ii_Expressions != NIL ? 1 : 0) | (ii->ii_Predicate != NIL ? 2 : 0);
+		info->any_evaluation |= flags[i] != 0;
+
+		index_close(index, AccessShareLock);
+		i++;
+	}
+
+	// The attribute arrays of every index, then the C++ shapes.
+	AttrNumber *expr_cols = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
+	AttrNumber *pred_cols = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
+	bool core_ok = build_core(info, facts, flags);
+	for (i = 0; core_ok && i < info->nindexes; i++)
+	{
+		int nexpr = inputs_to_array(facts[i].expression_inputs, natts, expr_cols);
+		int npred = inputs_to_array(facts[i].predicate_inputs, natts, pred_cols);
+		for (int k = 0; k < facts[i].nstored; k++)
+			info->is_index_input[facts[i].stored[k]] = true;
+		for (int k = 0; k < nexpr; k++)
+			info->is_index_input[expr_cols[k]] = info->is_expression_input[expr_cols[k]] = true;
+		for (int k = 0; k < npred; k++)
+			info->is_index_input[pred_cols[k]] = info->is_expression_input[pred_cols[k]] = true;
+		try
+		{
+			core::IndexShape &shape = info->core->indexes[i];
+			shape.expression_inputs.assign(expr_cols, expr_cols + nexpr);
+			shape.predicate_inputs.assign(pred_cols, pred_cols + npred);
+		}
+		catch (...)
+		{
+			core_ok = false;
+		}
+	}
+
+	bool any_toastable = false;
+	info->compared = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
+	for (int att = 1; att <= natts; att++)
+	{
+		any_toastable |= info->is_toastable[att];
+		if (info->is_toastable[att] || info->is_index_input[att])
+		{
+			info->compared[info->ncompared++] = att;
+			info->max_compared = att;
+		}
+	}
+	info->nothing_to_gain = !any_toastable && !info->any_evaluation;
+
+	info->estate = CreateExecutorState();
+	// A private copy of the descriptor: slots pin a reference-counted descriptor in the
+	// current resource owner, which would outlive the transaction here.
+	TupleDesc slot_desc = CreateTupleDescCopyConstr(desc);
+	info->old_slot = MakeSingleTupleTableSlot(slot_desc, &TTSOpsBufferHeapTuple);
+	info->eval_slot[0] = MakeSingleTupleTableSlot(slot_desc, &TTSOpsVirtual);
+	info->eval_slot[1] = MakeSingleTupleTableSlot(slot_desc, &TTSOpsVirtual);
+
+	info->max_expression_input = 0;
+	for (int att = 1; att <= natts; att++)
+		if (info->is_expression_input[att])
+			info->max_expression_input = att;
+	for (int side = 0; side < 2; side++)
+	{
+		info->detoasted[side] = static_cast<Datum *>(palloc0(sizeof(Datum) * (natts + 1)));
+		info->is_detoasted[side] = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
+	}
+
+	MemoryContextSwitchTo(old);
+	if (!core_ok)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory"),
+						errdetail("hotplus could not describe the indexes of a relation.")));
+	return info;
+}
+
+// build_unguarded() with cleanup on ERROR: nothing of a half-built entry survives.
+RelationInfo *
+build(Relation rel)
+{
+	RelationInfo *volatile building = nullptr;
+	MemoryContext caller_context = CurrentMemoryContext;
+	RelationInfo *info = nullptr;
+	PG_TRY();
+	{
+		info = build_unguarded(rel, const_cast<RelationInfo **>(&building));
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(caller_context);
+		if (building != nullptr)
+			destroy(building);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return info;
+}
+
+} // namespace
+
+void
+relation_info_init()
+{
+	HASHCTL ctl;
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(CacheEntry);
+	ctl.hcxt = CacheMemoryContext;
+	cache = hash_create("hotplus relation info", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	CacheRegisterRelcacheCallback(invalidate, (Datum) 0);
+}
+
+RelationInfo *
+relation_info_get(Relation rel)
+{
+	Oid relid = RelationGetRelid(rel);
+	bool found;
+	auto *entry = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_ENTER, &found));
+	if (!found)
+		entry->info = nullptr;
+
+	if (entry->info != nullptr && entry->info->valid)
+		return entry->info;
+	if (entry->info != nullptr)
+	{
+		if (entry->info->in_use > 0)
+			return nullptr; // invariant 3: still used by an outer update
+		RelationInfo *stale = entry->info;
+		entry->info = nullptr;
+		destroy(stale);
+	}
+
+	RelationInfo *info = build(rel);
+	// build() may have accepted invalidations; the entry may have moved in the hash table
+	// only if it was removed, which nothing does, so it is still ours.
+	entry = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_FIND, nullptr));
+	entry->info = info;
+	return info->valid ? info : nullptr;
+}
+
+} // namespace hotplus

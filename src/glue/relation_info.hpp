@@ -1,0 +1,88 @@
+// What hotplus needs to know about one hotheap relation, built once per relcache entry.
+//
+// Invariants:
+//  1. An entry describes exactly the indexes of RelationGetIndexList() at the time it was
+//     built, including indexes that CREATE INDEX CONCURRENTLY has not made ready or valid.
+//  2. Any relcache invalidation of the relation (or of all relations) marks the entry
+//     invalid at once (relcache callback). An invalid entry is never used for a decision:
+//     it is rebuilt at the next lookup, or, while an update still uses it, the update
+//     declines to decide (heap's own decision stands).
+//  3. Entries are freed only when no update uses them (`in_use == 0`).
+//  4. Everything here lives in the entry's memory context (a child of CacheMemoryContext),
+//     except the core's C++ objects, which are owned by `core` and deleted with the entry.
+#pragma once
+
+#include "glue/pg.hpp"
+
+extern "C" {
+#include "access/attnum.h"
+#include "nodes/execnodes.h"
+#include "utils/relcache.h"
+}
+
+namespace hotplus {
+
+namespace core_bridge {
+struct CoreState; // C++ side of an entry: shapes and the per-update change vector
+}
+
+// One index, as the evaluation needs it.
+struct IndexEvalInfo
+{
+	Oid index_oid;
+	List *expressions;			 // planner-prepared index expressions (NIL if none)
+	List *predicate;			 // implicit-AND predicate (NIL if none)
+	ExprState **expression_states; // prepared lazily, one per expression
+	ExprState *predicate_state;	 // prepared lazily
+	bool prepared;
+	int nexpressions;
+	int16 *expression_typlen;	 // of the expression's own type (exprType), not the
+	bool *expression_typbyval;	 // index's storage type
+};
+
+struct RelationInfo
+{
+	Oid relid;
+	bool valid;		// cleared by any relcache invalidation of the relation
+	int in_use;		// updates currently using this entry
+	MemoryContext context;
+
+	int natts;
+	int nindexes;
+	IndexEvalInfo *indexes; // in RelationGetIndexList() order
+
+	// Columns (attribute numbers, ascending) whose old and new values are compared:
+	// the inputs of every index, and every toastable column.
+	int ncompared;
+	AttrNumber *compared;
+	AttrNumber max_compared;
+	bool *is_toastable;		// [natts + 1], by attribute number
+	bool *is_index_input;	// [natts + 1]
+	bool *is_expression_input; // [natts + 1] read by some expression or predicate
+
+	AttrNumber max_expression_input; // 0 if no expression or predicate reads a column
+	bool any_evaluation; // some index has an expression or a predicate
+	bool nothing_to_gain; // no toastable column and no expression/partial index
+
+	// Evaluation machinery, created once.
+	EState *estate;
+	TupleTableSlot *old_slot;		 // buffer heap slot holding the old version
+	TupleTableSlot *eval_slot[2];	 // virtual slots with detoasted expression inputs
+	bool eval_slot_filled[2];
+
+	// Shared detoasting (per update, per side): a column's value detoasted once, in the
+	// per-tuple memory of `estate`, serves the image comparison and every expression.
+	Datum *detoasted[2];	 // [natts + 1]
+	bool *is_detoasted[2];	 // [natts + 1]
+
+	core_bridge::CoreState *core;
+};
+
+// Registers the invalidation callback; call once from _PG_init.
+void relation_info_init();
+
+// The valid entry for rel, built if needed. Returns nullptr if it could not be built
+// validly (an invalidation arrived while building): decline and let heap decide.
+RelationInfo *relation_info_get(Relation rel);
+
+} // namespace hotplus
