@@ -5,7 +5,7 @@
 namespace hotplus::core {
 
 ColumnChange
-ColumnChanges::strongest(const ColumnList &cols) const
+ColumnChanges::strongest(const ColumnList &cols) const noexcept
 {
 	ColumnChange result = ColumnChange::Same;
 	for (ColumnNumber col : cols)

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <boost/container/small_vector.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -37,20 +38,34 @@ enum class ColumnChange : std::uint8_t
 };
 
 // Per-update facts about every column, indexed by ColumnNumber (slot 0 unused).
+// Sized once; reset, get and set never allocate or throw, so the glue may use them on the
+// update path. A column outside the range reads as Changed: the safe answer.
 class ColumnChanges
 {
   public:
 	explicit ColumnChanges(int natts = 0) : changes_(natts + 1, ColumnChange::Same) {}
 
-	void reset(int natts) { changes_.assign(natts + 1, ColumnChange::Same); }
-	int natts() const { return static_cast<int>(changes_.size()) - 1; }
-	ColumnChange get(ColumnNumber col) const { return changes_.at(col); }
-	void set(ColumnNumber col, ColumnChange change) { changes_.at(col) = change; }
+	void resize(int natts) { changes_.assign(natts + 1, ColumnChange::Same); }
+	void reset() noexcept { std::fill(changes_.begin(), changes_.end(), ColumnChange::Same); }
+	int natts() const noexcept { return static_cast<int>(changes_.size()) - 1; }
+	ColumnChange get(ColumnNumber col) const noexcept
+	{
+		return in_range(col) ? changes_[col] : ColumnChange::Changed;
+	}
+	void set(ColumnNumber col, ColumnChange change) noexcept
+	{
+		if (in_range(col))
+			changes_[col] = change;
+	}
 
 	// The strongest change among cols.
-	ColumnChange strongest(const ColumnList &cols) const;
+	ColumnChange strongest(const ColumnList &cols) const noexcept;
 
   private:
+	bool in_range(ColumnNumber col) const noexcept
+	{
+		return col >= 1 && col < static_cast<int>(changes_.size());
+	}
 	std::vector<ColumnChange> changes_;
 };
 

@@ -217,20 +217,6 @@ core_decides(RelationInfo *info, EvaluationProbe &probe, core::UpdateDecision *d
 	}
 }
 
-bool
-set_change(RelationInfo *info, AttrNumber att, core::ColumnChange change)
-{
-	try
-	{
-		info->core->changes.set(att, change);
-		return true;
-	}
-	catch (...)
-	{
-		return false;
-	}
-}
-
 // Reads the old version at otid into info->old_slot (which keeps the buffer pinned, so the
 // tuple's data cannot change or move). Returns false if there is no normal tuple there.
 bool
@@ -300,7 +286,7 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a)
 	slot_getsomeattrs(old_slot, info->max_compared);
 	slot_getsomeattrs(a.slot, info->max_compared);
 
-	info->core->changes.reset(info->natts); // no allocation: same size every time
+	info->core->changes.reset();
 	bool *reuse = static_cast<bool *>(palloc0(sizeof(bool) * (info->natts + 1)));
 	bool any_reuse = false;
 	bool index_input_differs = false;	// some index input not Same (after reuse)
@@ -320,11 +306,7 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a)
 			index_input_differs = true;
 			index_input_image_equal |= change == core::ColumnChange::ImageEqual;
 		}
-		if (!set_change(info, att, change))
-		{
-			MemoryContextSwitchTo(caller_context);
-			return heap_decides(a);
-		}
+		info->core->changes.set(att, change);
 	}
 
 	if (any_reuse)

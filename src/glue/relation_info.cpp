@@ -106,7 +106,7 @@ build_core(RelationInfo *info, const IndexFacts *facts, const int *index_flags)
 	try
 	{
 		auto *state = new core_bridge::CoreState();
-		state->changes.reset(info->natts);
+		state->changes.resize(info->natts);
 		for (int i = 0; i < info->nindexes; i++)
 		{
 			core::IndexShape shape;
@@ -288,6 +288,26 @@ build(Relation rel)
 	return info;
 }
 
+// Frees the entries of relations that were invalidated and are not in use (dropped tables
+// would otherwise keep theirs forever). Runs only when an entry is (re)built: rare.
+void
+sweep_invalid_entries(Oid keep)
+{
+	HASH_SEQ_STATUS status;
+	hash_seq_init(&status, cache);
+	while (auto *entry = static_cast<CacheEntry *>(hash_seq_search(&status)))
+	{
+		if (entry->relid == keep || entry->info == nullptr)
+			continue;
+		if (entry->info->valid || entry->info->in_use > 0)
+			continue;
+		RelationInfo *stale = entry->info;
+		Oid relid = entry->relid;
+		hash_search(cache, &relid, HASH_REMOVE, nullptr); // allowed during a seq scan
+		destroy(stale);
+	}
+}
+
 } // namespace
 
 void
@@ -321,6 +341,7 @@ relation_info_get(Relation rel)
 		destroy(stale);
 	}
 
+	sweep_invalid_entries(relid);
 	RelationInfo *info = build(rel);
 	// build() may have accepted invalidations; the entry may have moved in the hash table
 	// only if it was removed, which nothing does, so it is still ours.

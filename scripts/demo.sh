@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The hotplus demo, as root on a fresh Debian 12: installs dependencies, builds and installs
+# hotplus, starts a throwaway PostgreSQL 15 cluster, and runs the same JSONB workload (an
+# UPDATE of a document field that no index covers, on a table with 10 expression indexes
+# over other fields) against a heap table and a hotheap table, side by side.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROWS=${ROWS:-20000}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-15}
+
+bash scripts/install-deps.sh
+make -s -j2 >/dev/null
+make -s install >/dev/null
+
+inside() {
+	set -euo pipefail
+	psql -X -q -v ON_ERROR_STOP=1 -v rows="$ROWS" -f demo/setup.sql >/dev/null
+	echo "Two tables of $ROWS JSONB documents, 10 expression indexes each (doc->>'customer', ...)."
+	echo "Workload: 2 clients, UPDATE ... SET doc = jsonb_set(doc, '{counter}', ...) WHERE id = random,"
+	echo "for ${SECONDS_PER_RUN}s per table; 'counter' is in no index."
+	echo
+	for table in docs_heap docs_hotheap; do
+		script=$(mktemp)
+		printf '%s\n' '\set id random(1, :rows)' \
+			"UPDATE $table SET doc = jsonb_set(doc, '{counter}', to_jsonb((doc->>'counter')::int + 1)) WHERE id = :id;" >"$script"
+		tps=$(pgbench -n -M prepared -c 2 -j 2 -T "$SECONDS_PER_RUN" -D rows="$ROWS" -f "$script" 2>/dev/null |
+			sed -n 's/^tps = \([0-9.]*\) .*/\1/p')
+		rm -f "$script"
+		printf '%-14s %10.0f TPS\n' "$table" "$tps"
+		echo "$tps" >"/tmp/hotplus-demo-$table"
+	done
+	echo
+	psql -X -q -c 'SELECT pg_stat_force_next_flush()' >/dev/null 2>&1 || true
+	sleep 1
+	psql -X -f demo/report.sql
+	awk 'NR==FNR {h=$1; next} {printf "hotheap / heap throughput: %.2fx\n", $1 / h}' \
+		/tmp/hotplus-demo-docs_heap /tmp/hotplus-demo-docs_hotheap
+	rm -f /tmp/hotplus-demo-docs_*
+}
+export -f inside
+export ROWS SECONDS_PER_RUN
+pg_virtualenv -t -v 15 bash -c inside
