@@ -4,6 +4,7 @@
 #   unit        Catch2 tests of the pure core (test/unit)
 #   regress     pg_regress suite (sql/, expected/) on a throwaway cluster
 #   isolation   isolation tester specs (specs/, expected/) on a throwaway cluster
+#   tap         TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
 # and ends with one summary line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -89,6 +90,20 @@ if ls specs/*.spec >/dev/null 2>&1; then
 	rc=$?
 	grep -E '^(test |     |All |[ 0-9]+ of )' "$log_dir/isolation.log" || true
 	count_regress isolation "$log_dir/isolation.log" $rc
+fi
+
+if ls t/*.pl >/dev/null 2>&1; then
+	bash scripts/tap.sh >"$log_dir/tap.log" 2>&1
+	rc=$?
+	grep -E '^t/|^Files=|^Result:|Failed' "$log_dir/tap.log" || true
+	total=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\),.*/\1/p' "$log_dir/tap.log")
+	bad=$(grep -oE 'Failed [0-9]+/[0-9]+ subtests' "$log_dir/tap.log" | awk '{split($2, a, "/"); s += a[1]} END {print s + 0}')
+	if ((rc != 0 && bad == 0)); then bad=1; fi
+	total=${total:-0}
+	good=$((total - bad))
+	((good < 0)) && good=0
+	((rc != 0)) && tail -30 "$log_dir/tap.log"
+	record tap "$good" "$bad"
 fi
 
 if ((failed > 0)); then

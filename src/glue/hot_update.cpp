@@ -2,8 +2,9 @@
 // to heap's own update with that decision.
 //
 // The order of work, cheapest first (issue 3, "How"):
-//   1. relation has nothing to gain (no toastable column, no expression/partial index):
-//      heap's update as is;
+//   1. relation has nothing to gain (no toastable column, no expression/partial index),
+//      or the running statement changes no column that an index reads or that is
+//      toastable (its target columns, statement_scope.hpp): heap's update as is;
 //   2. read the old version from its TID (pin + short share lock, no user code under it),
 //      deform only the compared columns of both versions;
 //   3. classify each compared column: Same (equal as stored), ImageEqual (equal after
@@ -23,6 +24,7 @@
 #include "glue/hot_blocking_override.hpp"
 #include "glue/relation_info.hpp"
 #include "glue/settings.hpp"
+#include "glue/statement_scope.hpp"
 
 extern "C" {
 #include "access/detoast.h"
@@ -373,6 +375,12 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 
 	RelationInfo *info = relation_info_get(rel);
 	if (info == nullptr || info->nothing_to_gain || info->in_use > 0)
+		return heap_decides(args);
+
+	// A statement that cannot change any compared column leaves them all as stored (the
+	// executor copies untouched columns from the old version): heap's decision is exact.
+	Bitmapset *targets = nullptr;
+	if (statement_target_columns(rel, &targets) && !bms_overlap(targets, info->compared_set))
 		return heap_decides(args);
 
 	volatile TM_Result result = TM_Ok;

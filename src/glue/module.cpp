@@ -10,6 +10,7 @@
 #include "glue/hot_blocking_override.hpp"
 #include "glue/relation_info.hpp"
 #include "glue/settings.hpp"
+#include "glue/statement_scope.hpp"
 
 extern "C" {
 PG_MODULE_MAGIC;
@@ -23,5 +24,6 @@ _PG_init(void)
 	hotplus::as_heap_init();
 	hotplus::relation_info_init();
 	hotplus::hot_blocking_override_init();
+	hotplus::statement_scope_init();
 }
 }

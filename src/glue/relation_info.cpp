@@ -237,6 +237,8 @@ build_unguarded(Relation rel, RelationInfo **building)
 		{
 			info->compared[info->ncompared++] = att;
 			info->max_compared = att;
+			info->compared_set =
+				bms_add_member(info->compared_set, att - FirstLowInvalidHeapAttributeNumber);
 		}
 	}
 	info->nothing_to_gain = !any_toastable && !info->any_evaluation;

@@ -56,6 +56,7 @@ struct RelationInfo
 	int ncompared;
 	AttrNumber *compared;
 	AttrNumber max_compared;
+	Bitmapset *compared_set; // the same, offset by FirstLowInvalidHeapAttributeNumber
 	bool *is_toastable;		// [natts + 1], by attribute number
 	bool *is_index_input;	// [natts + 1]
 	bool *is_expression_input; // [natts + 1] read by some expression or predicate

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs the TAP suite (t/*.pl) with PostgreSQL::Test::Cluster from Debian's server-dev package.
+# initdb refuses root, so the tests run as postgres in a copy of t/ that postgres owns.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+pgxs_dir=$(dirname "$(pg_config --pgxs)")/..
+bindir=$(pg_config --bindir)
+work=$(mktemp -d -t hotplus-tap.XXXXXX)
+cp -r t "$work/t"
+chown -R postgres:postgres "$work"
+cd "$work"
+runuser -u postgres -- env PATH="$bindir:$PATH" PG_REGRESS="$pgxs_dir/test/regress/pg_regress" \
+	prove -I "$pgxs_dir/test/perl" -I t "$@" t/*.pl
+rc=$?
+log_dir=${HOTPLUS_LOG_DIR:-$OLDPWD/log}
+mkdir -p "$log_dir" && rm -rf "$log_dir/tap" && cp -r "$work/tmp_check/log" "$log_dir/tap" 2>/dev/null
+cd / && rm -rf "$work"
+exit $rc
