@@ -1,0 +1,138 @@
+#include "glue/statement_scope.hpp"
+
+extern "C" {
+#include "executor/executor.h"
+#include "nodes/execnodes.h"
+#include "utils/rel.h"
+}
+
+namespace hotplus {
+
+namespace {
+
+struct RunningStatement
+{
+	QueryDesc *query;
+	RunningStatement *outer;
+	// One-entry cache of statement_target_columns() for this frame.
+	Oid cached_relid;
+	bool cached_known;
+	Bitmapset *cached_columns;
+};
+
+RunningStatement *innermost = nullptr;
+ExecutorRun_hook_type previous_run = nullptr;
+ExecutorFinish_hook_type previous_finish = nullptr;
+
+void
+push(RunningStatement *frame, QueryDesc *query)
+{
+	frame->query = query;
+	frame->outer = innermost;
+	frame->cached_relid = InvalidOid;
+	frame->cached_known = false;
+	frame->cached_columns = nullptr;
+	innermost = frame;
+}
+
+void
+run_hook(QueryDesc *query, ScanDirection direction, uint64 count, bool execute_once)
+{
+	RunningStatement frame;
+	push(&frame, query);
+	PG_TRY();
+	{
+		if (previous_run)
+			previous_run(query, direction, count, execute_once);
+		else
+			standard_ExecutorRun(query, direction, count, execute_once);
+	}
+	PG_FINALLY();
+	{
+		innermost = frame.outer;
+	}
+	PG_END_TRY();
+}
+
+void
+finish_hook(QueryDesc *query)
+{
+	RunningStatement frame;
+	push(&frame, query);
+	PG_TRY();
+	{
+		if (previous_finish)
+			previous_finish(query);
+		else
+			standard_ExecutorFinish(query);
+	}
+	PG_FINALLY();
+	{
+		innermost = frame.outer;
+	}
+	PG_END_TRY();
+}
+
+// Adds the columns every result relation of estate for rel may change. False if one of
+// them cannot say (no range table entry and no root to map from).
+bool
+collect_from(List *result_relations, EState *estate, Relation rel, bool *found, Bitmapset **columns)
+{
+	ListCell *lc;
+	foreach (lc, result_relations)
+	{
+		ResultRelInfo *rri = static_cast<ResultRelInfo *>(lfirst(lc));
+		if (rri->ri_RelationDesc != rel)
+			continue;
+		if (rri->ri_RangeTableIndex == 0 && rri->ri_RootResultRelInfo == nullptr)
+			return false;
+		*found = true;
+		*columns = bms_add_members(*columns, ExecGetUpdatedCols(rri, estate));
+		*columns = bms_add_members(*columns, ExecGetExtraUpdatedCols(rri, estate));
+	}
+	return true;
+}
+
+} // namespace
+
+void
+statement_scope_init()
+{
+	previous_run = ExecutorRun_hook;
+	ExecutorRun_hook = run_hook;
+	previous_finish = ExecutorFinish_hook;
+	ExecutorFinish_hook = finish_hook;
+}
+
+bool
+statement_target_columns(Relation rel, Bitmapset **columns)
+{
+	RunningStatement *frame = innermost;
+	if (frame == nullptr || frame->query->estate == nullptr)
+		return false;
+	if (rel->trigdesc != nullptr && rel->trigdesc->trig_update_before_row)
+		return false;
+	if (frame->cached_relid == RelationGetRelid(rel))
+	{
+		*columns = frame->cached_columns;
+		return frame->cached_known;
+	}
+
+	EState *estate = frame->query->estate;
+	// In the statement's memory: the result lives as long as the frame's cache.
+	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+	Bitmapset *result = nullptr;
+	bool found = false;
+	bool known = collect_from(estate->es_opened_result_relations, estate, rel, &found, &result) &&
+				 collect_from(estate->es_tuple_routing_result_relations, estate, rel, &found, &result) &&
+				 found;
+	MemoryContextSwitchTo(old);
+
+	frame->cached_relid = RelationGetRelid(rel);
+	frame->cached_known = known;
+	frame->cached_columns = result;
+	*columns = result;
+	return known;
+}
+
+} // namespace hotplus
