@@ -43,7 +43,8 @@ SELECT id, length(val), n FROM t WHERE id = 9;
 -- DELETE
 WITH d AS (DELETE FROM t WHERE id % 2 = 0 RETURNING id)
 SELECT count(*), min(id), max(id) FROM d;
-DELETE FROM t WHERE id > 10000 RETURNING id, val, n;
+WITH d AS (DELETE FROM t WHERE id > 10000 RETURNING id, val, n)
+SELECT * FROM d ORDER BY id;
 SELECT count(*), sum(n), min(id), max(id) FROM t;
 
 -- the rows are the same through the primary key and sequentially

@@ -105,7 +105,7 @@ SELECT count(*), sum(id) FROM dt WHERE tags @> '{42}';
 UPDATE dt SET id = id + 1000, v = v || ' restored' WHERE id <= 20;
 UPDATE dpart SET id = id - 500 WHERE id BETWEEN 600 AND 605;
 SELECT count(*) FROM dt_child WHERE dt_id > 1000;
-SELECT tableoid::regclass AS part, count(*) FROM dpart GROUP BY 1 ORDER BY 1;
+SELECT tableoid::regclass AS part, count(*) FROM dpart GROUP BY 1 ORDER BY tableoid::regclass::text;
 REFRESH MATERIALIZED VIEW dmv;
 SELECT c.relname, bt_index_check(c.oid, true)
 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam

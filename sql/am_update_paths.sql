@@ -154,7 +154,7 @@ UPDATE pm SET k = 1, v = v || ' back' WHERE k = 3 AND id IN (3, 6);
 UPDATE pm SET v = v || ' stays' WHERE id = 9;
 SELECT tableoid::regclass AS part, k, id, v FROM pm WHERE id <= 10 ORDER BY id;
 SELECT tab, op, id, old_v, new_v FROM audit ORDER BY n;
-SELECT tableoid::regclass AS part, count(*) FROM pm GROUP BY 1 ORDER BY 1;
+SELECT tableoid::regclass AS part, count(*) FROM pm GROUP BY 1 ORDER BY tableoid::regclass::text;
 SET enable_seqscan = off;
 SELECT k, id, v FROM pm WHERE v LIKE '%back' AND v > '' ORDER BY id;
 RESET enable_seqscan;
@@ -202,7 +202,8 @@ CREATE TABLE g (id int PRIMARY KEY, a int, b int, total int GENERATED ALWAYS AS 
 CREATE INDEX g_total ON g (total);
 INSERT INTO g (id, a, b) SELECT x, x, x * 2 FROM generate_series(1, 20) x;
 CREATE VIEW g_small AS SELECT * FROM g WHERE total < 30 WITH CHECK OPTION;
-UPDATE g_small SET a = a + 1 WHERE id <= 3 RETURNING id, a, b, total;
+WITH u AS (UPDATE g_small SET a = a + 1 WHERE id <= 3 RETURNING id, a, b, total)
+SELECT * FROM u ORDER BY id;
 UPDATE g_small SET a = 100 WHERE id = 4;
 UPDATE g SET b = 0 WHERE id = 15 RETURNING total;
 SELECT id, total FROM g_small ORDER BY id;
