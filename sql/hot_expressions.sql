@@ -1,0 +1,509 @@
+-- HOT decision matrix, expression indexes: an UPDATE is HOT on a hotheap table when every
+-- index expression keeps its value (image-equal, in the expression's own type), even though
+-- an input column of the expression changed. Each case reads this transaction's HOT count
+-- inside the transaction, then checks every touched index: amcheck (heapallindexed) for
+-- btrees, and index scan, bitmap scan and sequential scan must return the same rows,
+-- looking up both the old and the new value.
+-- A stock heap twin shows heap's decision where it differs.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
+CREATE SCHEMA hot_expressions;
+SET search_path = hot_expressions, public;
+
+-- Statistics of this transaction. pg_stat_get_xact_* count the backend's work since its
+-- last flush of statistics, which never happens inside a transaction block: hot_start(),
+-- called right after BEGIN, saves a baseline for every table and TOAST table, and the
+-- functions below report what happened since (CALL hot_start() right after BEGIN).
+CREATE PROCEDURE hot_start()
+LANGUAGE sql AS $f$
+  SELECT set_config('hot_test.base', jsonb_object_agg(c.oid::text, jsonb_build_array(
+           pg_stat_get_xact_tuples_updated(c.oid), pg_stat_get_xact_tuples_hot_updated(c.oid),
+           pg_stat_get_xact_tuples_inserted(c.oid), pg_stat_get_xact_tuples_deleted(c.oid)))::text,
+           true)
+  FROM pg_class c WHERE c.relkind IN ('r', 't');
+$f$;
+
+-- stat_delta(rel, k): counter k (0 updated, 1 HOT updated, 2 inserted, 3 deleted) of rel
+-- since hot_start().
+CREATE FUNCTION stat_delta(rel oid, k int) RETURNS bigint
+LANGUAGE sql AS $f$
+  SELECT CASE k WHEN 0 THEN pg_stat_get_xact_tuples_updated(rel)
+                WHEN 1 THEN pg_stat_get_xact_tuples_hot_updated(rel)
+                WHEN 2 THEN pg_stat_get_xact_tuples_inserted(rel)
+                ELSE pg_stat_get_xact_tuples_deleted(rel) END
+         - coalesce((current_setting('hot_test.base')::jsonb -> rel::text ->> k)::bigint, 0)
+$f$;
+
+-- hot(rel, expected): rows of rel updated and updated HOT since hot_start(), and the
+-- expected number of HOT updates.
+CREATE FUNCTION hot(rel regclass, expected int) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT format('%s: %s updated, %s HOT (expected %s)%s', rel,
+                stat_delta(rel, 0), stat_delta(rel, 1), expected,
+                CASE WHEN stat_delta(rel, 1) <> expected THEN ' <== WRONG' ELSE '' END)
+$f$;
+
+-- toast_writes(rel): rows inserted into and deleted from rel's TOAST table since hot_start().
+CREATE FUNCTION toast_writes(rel regclass) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT format('%s TOAST: %s inserted, %s deleted', rel,
+                stat_delta(reltoastrelid, 2), stat_delta(reltoastrelid, 3))
+  FROM pg_class WHERE oid = rel
+$f$;
+
+-- check_scans(query, ios): runs the query by sequential scan, then with only index scans,
+-- then with only bitmap scans (and, if ios, with index-only scans allowed) enabled.
+-- Returns the seq scan's rows (as text, sorted), whether every mode returned exactly those
+-- rows, and the scan nodes each non-seq mode used.
+CREATE FUNCTION check_scans(q text, ios boolean DEFAULT false)
+RETURNS TABLE (seq_rows text, all_same boolean, plans text)
+LANGUAGE plpgsql
+SET enable_seqscan = on SET enable_indexscan = on SET enable_indexonlyscan = on
+SET enable_bitmapscan = on SET max_parallel_workers_per_gather = 0
+AS $f$
+DECLARE
+  wrapped text := format('SELECT coalesce(string_agg(r::text, %L ORDER BY r::text COLLATE "C"), %L) FROM (%s) r',
+                         ' ', '(none)', q);
+  modes text[] := CASE WHEN ios THEN '{seq,index,bitmap,ios}' ELSE '{seq,index,bitmap}' END;
+  m text;
+  cur text;
+  line text;
+  nodes text;
+BEGIN
+  all_same := true;
+  FOREACH m IN ARRAY modes LOOP
+    PERFORM set_config('enable_seqscan', (m = 'seq')::text, true);
+    PERFORM set_config('enable_indexscan', (m IN ('index', 'ios'))::text, true);
+    PERFORM set_config('enable_indexonlyscan', (m = 'ios')::text, true);
+    PERFORM set_config('enable_bitmapscan', (m = 'bitmap')::text, true);
+    EXECUTE wrapped INTO cur;
+    IF m = 'seq' THEN
+      seq_rows := cur;
+      CONTINUE;
+    END IF;
+    all_same := all_same AND cur = seq_rows;
+    nodes := NULL;
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+      IF line ~ 'Scan' AND line !~ 'Bitmap Heap Scan' THEN
+        nodes := concat_ws(', ', nodes, regexp_replace(line, '^\s*(->\s*)?', ''));
+      END IF;
+    END LOOP;
+    plans := concat_ws('; ', plans, m || ': ' || nodes);
+  END LOOP;
+  RETURN NEXT;
+END
+$f$;
+
+-- check_btrees(rel): bt_index_check(index, heapallindexed => true) on every btree of rel.
+CREATE FUNCTION check_btrees(rel regclass) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT coalesce(string_agg(c.relname || CASE WHEN bt_index_check(c.oid, true)::text = '' THEN ' ok' END,
+                             ', ' ORDER BY c.relname), '(no btree)')
+  FROM pg_index i
+  JOIN pg_class c ON c.oid = i.indexrelid
+  JOIN pg_am a ON a.oid = c.relam
+  WHERE i.indrelid = rel AND a.amname = 'btree'
+$f$;
+
+------------------------------------------------------------------------------------------
+-- jsonb field expression index
+------------------------------------------------------------------------------------------
+CREATE TABLE j (id int PRIMARY KEY, doc jsonb) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX j_k ON j ((doc->>'k'));
+INSERT INTO j SELECT g, jsonb_build_object('k', 'key' || g, 'x', g) FROM generate_series(1, 10) g;
+CREATE TABLE jh (LIKE j INCLUDING ALL) USING heap WITH (fillfactor = 50);
+INSERT INTO jh SELECT * FROM j;
+
+-- Unindexed field changes: doc changes, doc->>'k' does not. Expected: HOT (all 3).
+-- Heap sees the indexed column doc change: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE j SET doc = jsonb_set(doc, '{x}', '100') WHERE id <= 3;
+SELECT hot('j', 3);
+UPDATE jh SET doc = jsonb_set(doc, '{x}', '100') WHERE id <= 3;
+SELECT hot('jh', 0);
+COMMIT;
+SELECT check_btrees('j');
+SELECT * FROM check_scans($$SELECT id, doc->>'x' FROM j WHERE doc->>'k' = 'key1'$$);
+SELECT * FROM check_scans($$SELECT id, doc->>'x' FROM j WHERE doc->>'k' BETWEEN 'key1' AND 'key3'$$);
+
+-- Indexed field changes. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE j SET doc = jsonb_set(doc, '{k}', '"new1"') WHERE id = 1;
+SELECT hot('j', 0);
+COMMIT;
+SELECT check_btrees('j');
+-- the old key must find nothing, the new key the row
+SELECT * FROM check_scans($$SELECT id FROM j WHERE doc->>'k' = 'key1'$$);
+SELECT * FROM check_scans($$SELECT id FROM j WHERE doc->>'k' = 'new1'$$);
+
+-- The indexed field appears (NULL -> value) and disappears (value -> NULL): not HOT;
+-- an update that keeps it absent (NULL -> NULL): HOT.
+INSERT INTO j VALUES (11, '{"x": 11}');
+BEGIN;
+CALL hot_start();
+UPDATE j SET doc = doc || '{"y": 1}' WHERE id = 11;
+SELECT hot('j', 1);
+COMMIT;
+BEGIN;
+CALL hot_start();
+UPDATE j SET doc = doc || '{"k": "key11"}' WHERE id = 11;
+SELECT hot('j', 0);
+COMMIT;
+SELECT * FROM check_scans($$SELECT id FROM j WHERE doc->>'k' = 'key11'$$);
+BEGIN;
+CALL hot_start();
+UPDATE j SET doc = doc - 'k' WHERE id = 2;
+SELECT hot('j', 0);
+COMMIT;
+SELECT check_btrees('j');
+SELECT * FROM check_scans($$SELECT id FROM j WHERE doc->>'k' = 'key2'$$);
+SELECT * FROM check_scans($$SELECT id FROM j WHERE doc->>'k' IS NULL$$);
+SELECT * FROM check_scans($$SELECT id, doc->>'k' FROM j WHERE doc->>'k' > ''$$);
+DROP TABLE j, jh;
+
+------------------------------------------------------------------------------------------
+-- twenty expression indexes on one document
+------------------------------------------------------------------------------------------
+CREATE TABLE j20 (id int PRIMARY KEY, doc jsonb) USING hotheap WITH (fillfactor = 50);
+DO $$
+BEGIN
+  FOR i IN 1..20 LOOP
+    EXECUTE format('CREATE INDEX j20_f%s ON j20 ((doc->>%L))', i, 'f' || i);
+  END LOOP;
+END
+$$;
+INSERT INTO j20
+SELECT g, jsonb_object_agg('f' || i, 'v' || g || '_' || i) || jsonb_build_object('u', 0)
+FROM generate_series(1, 10) g, generate_series(1, 20) i GROUP BY g;
+SELECT count(*) FROM pg_index WHERE indrelid = 'j20'::regclass;
+
+-- Unindexed field u changes: all 20 expressions keep their values. Expected: HOT (all 10).
+BEGIN;
+CALL hot_start();
+UPDATE j20 SET doc = jsonb_set(doc, '{u}', to_jsonb(id * 10));
+SELECT hot('j20', 10);
+COMMIT;
+-- Only the last indexed field changes, on one row. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE j20 SET doc = jsonb_set(doc, '{f20}', '"changed"') WHERE id = 5;
+SELECT hot('j20', 0);
+COMMIT;
+SELECT check_btrees('j20');
+SELECT * FROM check_scans($$SELECT id, doc->>'u' FROM j20 WHERE doc->>'f1' = 'v3_1'$$);
+SELECT * FROM check_scans($$SELECT id, doc->>'u' FROM j20 WHERE doc->>'f20' = 'v5_20'$$);
+SELECT * FROM check_scans($$SELECT id, doc->>'u' FROM j20 WHERE doc->>'f20' = 'changed'$$);
+SELECT * FROM check_scans($$SELECT id FROM j20 WHERE doc->>'f20' LIKE 'v%' AND doc->>'f20' < 'v4'$$);
+DROP TABLE j20;
+
+------------------------------------------------------------------------------------------
+-- lower(v): a change of case only keeps the expression value
+------------------------------------------------------------------------------------------
+CREATE TABLE l (id int PRIMARY KEY, v text) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX l_lower ON l (lower(v));
+INSERT INTO l SELECT g, 'Word' || g FROM generate_series(1, 10) g;
+CREATE TABLE lh (LIKE l INCLUDING ALL) USING heap WITH (fillfactor = 50);
+INSERT INTO lh SELECT * FROM l;
+
+-- Case change only: lower(v) is the same. Expected: HOT; heap: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE l SET v = upper(v) WHERE id IN (1, 2);
+SELECT hot('l', 2);
+UPDATE lh SET v = upper(v) WHERE id IN (1, 2);
+SELECT hot('lh', 0);
+COMMIT;
+-- Real change. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE l SET v = 'Other' WHERE id = 3;
+SELECT hot('l', 0);
+COMMIT;
+SELECT check_btrees('l');
+SELECT * FROM check_scans($$SELECT id, v FROM l WHERE lower(v) = 'word1'$$);
+SELECT * FROM check_scans($$SELECT id, v FROM l WHERE lower(v) = 'word3'$$);
+SELECT * FROM check_scans($$SELECT id, v FROM l WHERE lower(v) = 'other'$$);
+-- The same row, several times in one transaction: case only (HOT), case only (HOT), real
+-- change (not HOT), case only (HOT), real change back (not HOT). Expected: HOT (3) of 5.
+BEGIN;
+CALL hot_start();
+UPDATE l SET v = 'WORD4' WHERE id = 4;
+UPDATE l SET v = 'word4' WHERE id = 4;
+UPDATE l SET v = 'moved' WHERE id = 4;
+UPDATE l SET v = 'MOVED' WHERE id = 4;
+UPDATE l SET v = 'Word4' WHERE id = 4;
+SELECT hot('l', 3);
+COMMIT;
+SELECT check_btrees('l');
+SELECT * FROM check_scans($$SELECT id, v FROM l WHERE lower(v) = 'word4'$$);
+SELECT * FROM check_scans($$SELECT id, v FROM l WHERE lower(v) = 'moved'$$);
+DROP TABLE l, lh;
+
+------------------------------------------------------------------------------------------
+-- multi-column index mixing a plain column and an expression: (a, lower(v))
+------------------------------------------------------------------------------------------
+CREATE TABLE m (id int PRIMARY KEY, a int, v text, n int) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX m_a_lower ON m (a, lower(v));
+INSERT INTO m SELECT g, g % 3, 'Word' || g, 0 FROM generate_series(1, 12) g;
+
+-- Only v changes case. Expected: HOT.
+BEGIN;
+CALL hot_start();
+UPDATE m SET v = upper(v) WHERE id = 1;
+SELECT hot('m', 1);
+COMMIT;
+-- Only an unindexed column changes. Expected: HOT (heap would agree).
+BEGIN;
+CALL hot_start();
+UPDATE m SET n = n + 1 WHERE id = 2;
+SELECT hot('m', 1);
+COMMIT;
+-- The plain column changes, v changes case only. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE m SET a = a + 10, v = lower(v) WHERE id = 4;
+SELECT hot('m', 0);
+COMMIT;
+-- The expression changes, the plain column does not. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE m SET v = 'Changed' WHERE id = 5;
+SELECT hot('m', 0);
+COMMIT;
+SELECT check_btrees('m');
+SELECT * FROM check_scans($$SELECT id, a, v FROM m WHERE a = 1 AND lower(v) = 'word1'$$);
+SELECT * FROM check_scans($$SELECT id, a, v FROM m WHERE a = 1 AND lower(v) = 'word4'$$);
+SELECT * FROM check_scans($$SELECT id, a, v FROM m WHERE a = 11 AND lower(v) = 'word4'$$);
+SELECT * FROM check_scans($$SELECT id, a, v FROM m WHERE a = 2 AND lower(v) = 'word5'$$);
+SELECT * FROM check_scans($$SELECT id, a, v FROM m WHERE a = 2 AND lower(v) = 'changed'$$);
+SELECT * FROM check_scans($$SELECT id, a, v FROM m WHERE a = 1$$);
+DROP TABLE m;
+
+------------------------------------------------------------------------------------------
+-- integer expression: (100 / a) keeps its value when a goes from 60 to 70
+------------------------------------------------------------------------------------------
+CREATE TABLE d (id int PRIMARY KEY, a int) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX d_q ON d ((100 / a));
+INSERT INTO d SELECT g, g * 10 FROM generate_series(1, 10) g;
+CREATE TABLE dh (LIKE d INCLUDING ALL) USING heap WITH (fillfactor = 50);
+INSERT INTO dh SELECT * FROM d;
+
+-- 100/60 = 100/70 = 1. Expected: HOT; heap: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE d SET a = 70 WHERE id = 6;
+SELECT hot('d', 1);
+UPDATE dh SET a = 70 WHERE id = 6;
+SELECT hot('dh', 0);
+COMMIT;
+-- 100/30 = 3, 100/40 = 2. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE d SET a = 40 WHERE id = 3;
+SELECT hot('d', 0);
+COMMIT;
+SELECT check_btrees('d');
+SELECT * FROM check_scans($$SELECT id, a FROM d WHERE 100 / a = 1$$);
+SELECT * FROM check_scans($$SELECT id, a FROM d WHERE 100 / a = 3$$);
+SELECT * FROM check_scans($$SELECT id, a FROM d WHERE 100 / a = 2$$);
+
+-- The expression fails on the new row (no predicate guards it): the UPDATE must fail with
+-- heap's error, and change nothing.
+UPDATE d SET a = 0 WHERE id = 1;
+UPDATE dh SET a = 0 WHERE id = 1;
+SELECT count(*) FILTER (WHERE a = 0) AS zeros FROM d;
+-- Fails on one row of several: same.
+UPDATE d SET a = a - 10 WHERE id <= 2;
+UPDATE dh SET a = a - 10 WHERE id <= 2;
+SELECT id, a FROM d WHERE id <= 2 ORDER BY id;
+SELECT check_btrees('d');
+DROP TABLE d, dh;
+
+------------------------------------------------------------------------------------------
+-- GIN over the whole document: every field is indexed
+------------------------------------------------------------------------------------------
+CREATE TABLE jg (id int PRIMARY KEY, doc jsonb) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX jg_doc ON jg USING gin (doc jsonb_path_ops);
+INSERT INTO jg SELECT g, jsonb_build_object('k', 'key' || g, 'x', g) FROM generate_series(1, 10) g;
+-- Any field. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE jg SET doc = jsonb_set(doc, '{x}', '100') WHERE id = 1;
+SELECT hot('jg', 0);
+COMMIT;
+-- The same document again (same bytes). Expected: HOT (heap agrees).
+BEGIN;
+CALL hot_start();
+UPDATE jg SET doc = doc || '{}' WHERE id = 2;
+SELECT hot('jg', 1);
+COMMIT;
+SELECT * FROM check_scans($$SELECT id FROM jg WHERE doc @> '{"x": 1}'$$);
+SELECT * FROM check_scans($$SELECT id FROM jg WHERE doc @> '{"x": 100}'$$);
+SELECT * FROM check_scans($$SELECT id FROM jg WHERE doc @> '{"x": 2}'$$);
+DROP TABLE jg;
+
+------------------------------------------------------------------------------------------
+-- a column added with a default: old rows do not store it (the default is "missing")
+------------------------------------------------------------------------------------------
+CREATE TABLE ma (id int PRIMARY KEY, a int) USING hotheap WITH (fillfactor = 50);
+INSERT INTO ma SELECT g, g FROM generate_series(1, 5) g;
+ALTER TABLE ma ADD COLUMN d int DEFAULT 5;
+CREATE INDEX ma_s ON ma ((a + d));
+CREATE INDEX ma_p ON ma (id) WHERE d > 0;
+-- d: 5 (missing) -> NULL: a + d changes, the predicate flips. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE ma SET d = NULL WHERE id = 1;
+SELECT hot('ma', 0);
+COMMIT;
+-- d: 5 (missing) -> 5 stored. Expected: HOT (heap agrees).
+BEGIN;
+CALL hot_start();
+UPDATE ma SET d = 5 WHERE id = 2;
+SELECT hot('ma', 1);
+COMMIT;
+-- a + 1, d: 5 (missing) -> 4: a + d the same, predicate true on both sides. Expected: HOT.
+BEGIN;
+CALL hot_start();
+UPDATE ma SET a = a + 1, d = 4 WHERE id = 3;
+SELECT hot('ma', 1);
+COMMIT;
+-- a + 5, d: 5 (missing) -> 0: a + d the same, the predicate flips. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE ma SET a = a + 5, d = 0 WHERE id = 4;
+SELECT hot('ma', 0);
+COMMIT;
+SELECT id, a, d FROM ma ORDER BY id;
+SELECT check_btrees('ma');
+SELECT * FROM check_scans($$SELECT id, a, d FROM ma WHERE a + d BETWEEN 0 AND 100$$);
+SELECT * FROM check_scans($$SELECT id, a, d FROM ma WHERE a + d = 6$$);
+SELECT * FROM check_scans($$SELECT id, a, d FROM ma WHERE d > 0 AND id > 0$$);
+DROP TABLE ma;
+
+------------------------------------------------------------------------------------------
+-- an expression over the whole row
+------------------------------------------------------------------------------------------
+CREATE TABLE w (id int PRIMARY KEY, a int, b text) USING hotheap WITH (fillfactor = 50);
+-- (plpgsql: a SQL function would be inlined, and w_key(w) simplified to a * 2)
+CREATE FUNCTION w_key(w) RETURNS int IMMUTABLE LANGUAGE plpgsql AS 'BEGIN RETURN $1.a * 2; END';
+CREATE INDEX w_k ON w (w_key(w));
+INSERT INTO w SELECT g, g, 'b' || g FROM generate_series(1, 10) g;
+-- b is not read by the function, but a whole-row reference reads every column (heap never
+-- goes HOT for it). The value w_key(w) is the same. Expected: HOT.
+BEGIN;
+CALL hot_start();
+UPDATE w SET b = 'changed' WHERE id = 1;
+SELECT hot('w', 1);
+COMMIT;
+-- a changes the value. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE w SET a = 100 WHERE id = 2;
+SELECT hot('w', 0);
+COMMIT;
+SELECT check_btrees('w');
+SELECT * FROM check_scans($$SELECT id, b FROM w WHERE w_key(w) = 2$$);
+SELECT * FROM check_scans($$SELECT id, a FROM w WHERE w_key(w) = 4$$);
+SELECT * FROM check_scans($$SELECT id, a FROM w WHERE w_key(w) = 200$$);
+DROP INDEX w_k;
+DROP FUNCTION w_key(w);
+DROP TABLE w;
+
+------------------------------------------------------------------------------------------
+-- BEFORE ROW trigger changing an index input
+------------------------------------------------------------------------------------------
+CREATE TABLE tr (id int PRIMARY KEY, v text, n int) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX tr_lower ON tr (lower(v));
+INSERT INTO tr SELECT g, 'Word' || g, 0 FROM generate_series(1, 10) g;
+CREATE FUNCTION tr_before() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.n = 1 THEN
+    NEW.v := upper(NEW.v);          -- same lower(v)
+  ELSIF NEW.n = 2 THEN
+    NEW.v := 'trigger ' || NEW.id;  -- a new lower(v)
+  END IF;
+  RETURN NEW;
+END
+$$;
+CREATE TRIGGER tr_before BEFORE UPDATE ON tr FOR EACH ROW EXECUTE FUNCTION tr_before();
+
+-- The trigger changes nothing indexed. Expected: HOT.
+BEGIN;
+CALL hot_start();
+UPDATE tr SET n = 5 WHERE id = 1;
+SELECT hot('tr', 1);
+COMMIT;
+-- The trigger changes v's case only. Expected: HOT.
+BEGIN;
+CALL hot_start();
+UPDATE tr SET n = 1 WHERE id = 2;
+SELECT hot('tr', 1);
+COMMIT;
+-- The trigger changes v: the trigger's change counts. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE tr SET n = 2 WHERE id = 3;
+SELECT hot('tr', 0);
+COMMIT;
+-- The statement changes v's case, the trigger then changes v for real. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE tr SET v = upper(v), n = 2 WHERE id = 4;
+SELECT hot('tr', 0);
+COMMIT;
+SELECT id, v, n FROM tr WHERE id <= 4 ORDER BY id;
+SELECT check_btrees('tr');
+SELECT * FROM check_scans($$SELECT id, v FROM tr WHERE lower(v) = 'word2'$$);
+SELECT * FROM check_scans($$SELECT id, v FROM tr WHERE lower(v) = 'word3'$$);
+SELECT * FROM check_scans($$SELECT id, v FROM tr WHERE lower(v) = 'word4'$$);
+SELECT * FROM check_scans($$SELECT id, v FROM tr WHERE lower(v) BETWEEN 'trigger' AND 'triggez'$$);
+DROP TABLE tr;
+DROP FUNCTION tr_before();
+
+------------------------------------------------------------------------------------------
+-- stored generated column used by indexes
+------------------------------------------------------------------------------------------
+CREATE TABLE g (id int PRIMARY KEY, v text, n int,
+                lv text GENERATED ALWAYS AS (lower(v)) STORED) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX g_lv ON g (lv);
+CREATE INDEX g_len ON g (length(lv));
+INSERT INTO g (id, v, n) SELECT g, 'Word' || g, 0 FROM generate_series(1, 10) g;
+
+-- An unrelated column changes. Expected: HOT.
+BEGIN;
+CALL hot_start();
+UPDATE g SET n = 1 WHERE id = 1;
+SELECT hot('g', 1);
+COMMIT;
+-- v changes case: lv is recomputed with the same value. Expected: HOT (heap agrees: v
+-- itself is not indexed).
+BEGIN;
+CALL hot_start();
+UPDATE g SET v = upper(v) WHERE id = 2;
+SELECT hot('g', 1);
+COMMIT;
+-- v changes: lv changes. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE g SET v = 'Other' WHERE id = 3;
+SELECT hot('g', 0);
+COMMIT;
+-- v changes, same length of lv: g_len keeps its value but g_lv changes. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE g SET v = 'Wxyz4' WHERE id = 4;
+SELECT hot('g', 0);
+COMMIT;
+SELECT check_btrees('g');
+SELECT * FROM check_scans($$SELECT id, v FROM g WHERE lv = 'word2'$$);
+SELECT * FROM check_scans($$SELECT id, v FROM g WHERE lv = 'word3'$$);
+SELECT * FROM check_scans($$SELECT id, v FROM g WHERE lv = 'other'$$);
+SELECT * FROM check_scans($$SELECT id, v FROM g WHERE lv = 'word4'$$);
+SELECT * FROM check_scans($$SELECT id, v FROM g WHERE length(lv) = 5$$);
+DROP TABLE g;
+
+DROP SCHEMA hot_expressions CASCADE;
