@@ -1,0 +1,382 @@
+-- HOT decision matrix, toastable values. A value written back equal after detoasting but
+-- stored differently (a fresh copy of a compressed or out-of-line value: v || '', a value
+-- read from elsewhere, a parameter with the same text) is image-equal: no index changes,
+-- so the update is HOT under any index type; and with hotplus.reuse_toast (the default) the
+-- old stored datum is kept, so no TOAST row is written or deleted and the stored form
+-- (compression, size, TOAST value) stays. Values that really change are not HOT, and
+-- numeric 1.0 -> 1.00 (equal for the opclass, different bytes) is not HOT either.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
+CREATE SCHEMA hot_toast;
+SET search_path = hot_toast, public;
+
+-- Statistics of this transaction. pg_stat_get_xact_* count the backend's work since its
+-- last flush of statistics, which never happens inside a transaction block: hot_start(),
+-- called right after BEGIN, saves a baseline for every table and TOAST table, and the
+-- functions below report what happened since (CALL hot_start() right after BEGIN).
+CREATE PROCEDURE hot_start()
+LANGUAGE sql AS $f$
+  SELECT set_config('hot_test.base', jsonb_object_agg(c.oid::text, jsonb_build_array(
+           pg_stat_get_xact_tuples_updated(c.oid), pg_stat_get_xact_tuples_hot_updated(c.oid),
+           pg_stat_get_xact_tuples_inserted(c.oid), pg_stat_get_xact_tuples_deleted(c.oid)))::text,
+           true)
+  FROM pg_class c WHERE c.relkind IN ('r', 't');
+$f$;
+
+-- stat_delta(rel, k): counter k (0 updated, 1 HOT updated, 2 inserted, 3 deleted) of rel
+-- since hot_start().
+CREATE FUNCTION stat_delta(rel oid, k int) RETURNS bigint
+LANGUAGE sql AS $f$
+  SELECT CASE k WHEN 0 THEN pg_stat_get_xact_tuples_updated(rel)
+                WHEN 1 THEN pg_stat_get_xact_tuples_hot_updated(rel)
+                WHEN 2 THEN pg_stat_get_xact_tuples_inserted(rel)
+                ELSE pg_stat_get_xact_tuples_deleted(rel) END
+         - coalesce((current_setting('hot_test.base')::jsonb -> rel::text ->> k)::bigint, 0)
+$f$;
+
+-- hot(rel, expected): rows of rel updated and updated HOT since hot_start(), and the
+-- expected number of HOT updates.
+CREATE FUNCTION hot(rel regclass, expected int) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT format('%s: %s updated, %s HOT (expected %s)%s', rel,
+                stat_delta(rel, 0), stat_delta(rel, 1), expected,
+                CASE WHEN stat_delta(rel, 1) <> expected THEN ' <== WRONG' ELSE '' END)
+$f$;
+
+-- toast_writes(rel): rows inserted into and deleted from rel's TOAST table since hot_start().
+CREATE FUNCTION toast_writes(rel regclass) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT format('%s TOAST: %s inserted, %s deleted', rel,
+                stat_delta(reltoastrelid, 2), stat_delta(reltoastrelid, 3))
+  FROM pg_class WHERE oid = rel
+$f$;
+
+-- check_scans(query, ios): runs the query by sequential scan, then with only index scans,
+-- then with only bitmap scans (and, if ios, with index-only scans allowed) enabled.
+-- Returns the seq scan's rows (as text, sorted), whether every mode returned exactly those
+-- rows, and the scan nodes each non-seq mode used.
+CREATE FUNCTION check_scans(q text, ios boolean DEFAULT false)
+RETURNS TABLE (seq_rows text, all_same boolean, plans text)
+LANGUAGE plpgsql
+SET enable_seqscan = on SET enable_indexscan = on SET enable_indexonlyscan = on
+SET enable_bitmapscan = on SET max_parallel_workers_per_gather = 0
+AS $f$
+DECLARE
+  wrapped text := format('SELECT coalesce(string_agg(r::text, %L ORDER BY r::text COLLATE "C"), %L) FROM (%s) r',
+                         ' ', '(none)', q);
+  modes text[] := CASE WHEN ios THEN '{seq,index,bitmap,ios}' ELSE '{seq,index,bitmap}' END;
+  m text;
+  cur text;
+  line text;
+  nodes text;
+BEGIN
+  all_same := true;
+  FOREACH m IN ARRAY modes LOOP
+    PERFORM set_config('enable_seqscan', (m = 'seq')::text, true);
+    PERFORM set_config('enable_indexscan', (m IN ('index', 'ios'))::text, true);
+    PERFORM set_config('enable_indexonlyscan', (m = 'ios')::text, true);
+    PERFORM set_config('enable_bitmapscan', (m = 'bitmap')::text, true);
+    EXECUTE wrapped INTO cur;
+    IF m = 'seq' THEN
+      seq_rows := cur;
+      CONTINUE;
+    END IF;
+    all_same := all_same AND cur = seq_rows;
+    nodes := NULL;
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+      IF line ~ 'Scan' AND line !~ 'Bitmap Heap Scan' THEN
+        nodes := concat_ws(', ', nodes, regexp_replace(line, '^\s*(->\s*)?', ''));
+      END IF;
+    END LOOP;
+    plans := concat_ws('; ', plans, m || ': ' || nodes);
+  END LOOP;
+  RETURN NEXT;
+END
+$f$;
+
+-- check_btrees(rel): bt_index_check(index, heapallindexed => true) on every btree of rel.
+CREATE FUNCTION check_btrees(rel regclass) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT coalesce(string_agg(c.relname || CASE WHEN bt_index_check(c.oid, true)::text = '' THEN ' ok' END,
+                             ', ' ORDER BY c.relname), '(no btree)')
+  FROM pg_index i
+  JOIN pg_class c ON c.oid = i.indexrelid
+  JOIN pg_am a ON a.oid = c.relam
+  WHERE i.indrelid = rel AND a.amname = 'btree'
+$f$;
+SET default_toast_compression = pglz;
+
+-- toast_ids(rel): the TOAST value ids of rel, to see whether values were kept.
+CREATE FUNCTION toast_ids(rel regclass) RETURNS text
+LANGUAGE plpgsql AS $f$
+DECLARE
+  ids text;
+BEGIN
+  EXECUTE format('SELECT coalesce(string_agg(DISTINCT chunk_id::text, %L), %L) FROM %s', ',', '',
+                 (SELECT reltoastrelid::regclass FROM pg_class WHERE oid = rel))
+    INTO ids;
+  RETURN ids;
+END
+$f$;
+
+-- cval(g): ~4 kB, compresses well (stored compressed inline);
+-- eval(g): 2474 bytes of hex words, stored out of line uncompressed (STORAGE EXTERNAL).
+CREATE FUNCTION cval(g int) RETURNS text IMMUTABLE LANGUAGE sql
+  AS $$SELECT repeat('compressed text ', 250) || g$$;
+CREATE FUNCTION eval(g int) RETURNS text IMMUTABLE LANGUAGE sql
+  AS $$SELECT string_agg(md5(g || '-' || i), ' ') FROM generate_series(1, 75) i$$;
+
+CREATE TABLE tw (id int PRIMARY KEY, c text, e text, n int) USING hotheap WITH (fillfactor = 50);
+ALTER TABLE tw ALTER COLUMN e SET STORAGE EXTERNAL;
+INSERT INTO tw SELECT g, cval(g), eval(g), 0 FROM generate_series(1, 4) g;
+CREATE TABLE twh (LIKE tw INCLUDING ALL) USING heap WITH (fillfactor = 50);
+INSERT INTO twh SELECT * FROM tw;
+-- a heap table holding the same values, to copy them from
+CREATE TABLE src (id int PRIMARY KEY, c text, e text) USING heap;
+ALTER TABLE src ALTER COLUMN e SET STORAGE EXTERNAL;
+INSERT INTO src SELECT id, c, e FROM tw;
+
+-- forms(rel): the stored form of every value of c and e
+CREATE FUNCTION forms(rel regclass) RETURNS text
+LANGUAGE plpgsql AS $f$
+DECLARE
+  r text;
+BEGIN
+  EXECUTE format('SELECT string_agg(format(%L, id, pg_column_compression(c), pg_column_size(c),
+                         length(c), coalesce(pg_column_compression(e), %L), pg_column_size(e), length(e)), %L ORDER BY id)
+                  FROM %s', '%s: c %s %s/%s, e %s %s/%s', 'uncompressed', E'\n', rel)
+    INTO r;
+  RETURN r;
+END
+$f$;
+SELECT forms('tw');
+SELECT forms('tw') AS forms, toast_ids('tw') AS ids \gset
+SELECT cardinality(string_to_array(toast_ids('tw'), ',')) AS toast_values;
+
+------------------------------------------------------------------------------------------
+-- no index on c or e: heap goes HOT too, but rewrites the TOAST value
+------------------------------------------------------------------------------------------
+BEGIN;
+CALL hot_start();
+UPDATE tw SET c = c || '', e = e || '' WHERE id = 1;
+SELECT hot('tw', 1);
+SELECT toast_writes('tw');
+UPDATE twh SET c = c || '', e = e || '' WHERE id = 1;
+SELECT hot('twh', 1);
+SELECT toast_writes('twh');
+COMMIT;
+SELECT forms('tw') = :'forms' AS same_forms, toast_ids('tw') = :'ids' AS same_toast_values;
+
+------------------------------------------------------------------------------------------
+-- btree on c, on e, and e as an INCLUDE column
+------------------------------------------------------------------------------------------
+CREATE INDEX tw_c ON tw (c);
+CREATE INDEX tw_e ON tw (e);
+CREATE INDEX tw_n_e ON tw (n) INCLUDE (e);
+CREATE INDEX twh_c ON twh (c);
+CREATE INDEX twh_e ON twh (e);
+-- Write-backs of the compressed value, the out-of-line value, and both.
+-- Expected: HOT (3), no TOAST row written; heap: not HOT, TOAST rewritten.
+BEGIN;
+CALL hot_start();
+UPDATE tw SET c = c || '' WHERE id = 1;
+UPDATE tw SET e = e || '' WHERE id = 2;
+UPDATE tw SET c = c || '', e = e || '' WHERE id = 3;
+SELECT hot('tw', 3);
+SELECT toast_writes('tw');
+UPDATE twh SET c = c || '' WHERE id = 1;
+UPDATE twh SET e = e || '' WHERE id = 2;
+UPDATE twh SET c = c || '', e = e || '' WHERE id = 3;
+SELECT hot('twh', 0);
+SELECT toast_writes('twh');
+COMMIT;
+SELECT forms('tw') = :'forms' AS same_forms, toast_ids('tw') = :'ids' AS same_toast_values;
+-- The same values read from another table (out-of-line there: another TOAST pointer).
+-- Expected: HOT, no TOAST row written.
+BEGIN;
+CALL hot_start();
+UPDATE tw SET c = src.c, e = src.e FROM src WHERE src.id = tw.id AND tw.id = 4;
+UPDATE tw SET e = (SELECT e FROM src WHERE id = 1) WHERE id = 1;
+SELECT hot('tw', 2);
+SELECT toast_writes('tw');
+COMMIT;
+SELECT forms('tw') = :'forms' AS same_forms, toast_ids('tw') = :'ids' AS same_toast_values;
+-- The same text as a parameter. Expected: HOT, no TOAST row written.
+SELECT c AS c2, e AS e2 FROM tw WHERE id = 2 \gset
+PREPARE tw_set(int, text, text) AS UPDATE tw SET c = $2, e = $3 WHERE id = $1;
+BEGIN;
+CALL hot_start();
+EXECUTE tw_set(2, :'c2', :'e2');
+SELECT hot('tw', 1);
+SELECT toast_writes('tw');
+COMMIT;
+DEALLOCATE tw_set;
+SELECT forms('tw') = :'forms' AS same_forms, toast_ids('tw') = :'ids' AS same_toast_values;
+SELECT check_btrees('tw');
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE c = cval(1)$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE e = eval(2)$$);
+SELECT * FROM check_scans($$SELECT id, md5(e) = md5(eval(id)) FROM tw WHERE n = 0$$);
+VACUUM tw;
+SELECT * FROM check_scans($$SELECT md5(e) FROM tw WHERE e = eval(3)$$, true);
+SELECT * FROM check_scans($$SELECT n, md5(e) FROM tw WHERE n = 0$$, true);
+
+-- A same-length change of the out-of-line value. Expected: not HOT (TOAST rewritten).
+BEGIN;
+CALL hot_start();
+UPDATE tw SET e = overlay(e placing 'X' from 100 for 1) WHERE id = 1;
+SELECT hot('tw', 0);
+SELECT toast_writes('tw');
+COMMIT;
+-- A same-length change of the compressed value. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE tw SET c = overlay(c placing 'X' from 100 for 1) WHERE id = 2;
+SELECT hot('tw', 0);
+COMMIT;
+-- A different length. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE tw SET e = e || 'x', c = c || 'x' WHERE id = 3;
+SELECT hot('tw', 0);
+SELECT toast_writes('tw');
+COMMIT;
+SELECT check_btrees('tw');
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE e = eval(1)$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE e = overlay(eval(1) placing 'X' from 100 for 1)$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE c = cval(2)$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE c = overlay(cval(2) placing 'X' from 100 for 1)$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE e = eval(3)$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE e = eval(3) || 'x'$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE c = cval(3) || 'x'$$);
+-- back to the original values for the next blocks
+UPDATE tw SET c = cval(id), e = eval(id);
+SELECT forms('tw') AS forms, toast_ids('tw') AS ids \gset
+DROP INDEX tw_c, tw_e, tw_n_e;
+
+------------------------------------------------------------------------------------------
+-- write-backs under hash, SP-GiST, GIN (tsvector and array expressions), unique btree
+------------------------------------------------------------------------------------------
+CREATE INDEX tw_c ON tw USING hash (c);
+CREATE INDEX tw_e ON tw USING hash (e);
+BEGIN;
+CALL hot_start();
+UPDATE tw SET c = c || '' WHERE id = 1;
+UPDATE tw SET e = e || '' WHERE id = 2;
+UPDATE tw SET c = c || '', e = e || '' WHERE id = 3;
+SELECT hot('tw', 3);
+SELECT toast_writes('tw');
+COMMIT;
+SELECT forms('tw') = :'forms' AS same_forms, toast_ids('tw') = :'ids' AS same_toast_values;
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE c = cval(1)$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE e = eval(2)$$);
+DROP INDEX tw_c, tw_e;
+
+CREATE INDEX tw_c ON tw USING spgist (c);
+CREATE INDEX tw_e ON tw USING spgist (e);
+BEGIN;
+CALL hot_start();
+UPDATE tw SET c = c || '' WHERE id = 1;
+UPDATE tw SET e = e || '' WHERE id = 2;
+UPDATE tw SET c = c || '', e = e || '' WHERE id = 3;
+SELECT hot('tw', 3);
+SELECT toast_writes('tw');
+COMMIT;
+SELECT forms('tw') = :'forms' AS same_forms, toast_ids('tw') = :'ids' AS same_toast_values;
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE c = cval(1)$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE e = eval(2)$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE e < 'z'$$);
+DROP INDEX tw_c, tw_e;
+
+CREATE INDEX tw_c ON tw USING gin (to_tsvector('simple', c));
+CREATE INDEX tw_e ON tw USING gin (string_to_array(e, ' '));
+BEGIN;
+CALL hot_start();
+UPDATE tw SET c = c || '' WHERE id = 1;
+UPDATE tw SET e = e || '' WHERE id = 2;
+UPDATE tw SET c = c || '', e = e || '' WHERE id = 3;
+SELECT hot('tw', 3);
+SELECT toast_writes('tw');
+COMMIT;
+SELECT forms('tw') = :'forms' AS same_forms, toast_ids('tw') = :'ids' AS same_toast_values;
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE to_tsvector('simple', c) @@ to_tsquery('simple', 'compressed & 1')$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE string_to_array(e, ' ') @> ARRAY[md5('2-75')]$$);
+DROP INDEX tw_c, tw_e;
+
+ALTER TABLE tw ADD CONSTRAINT tw_c_key UNIQUE (c), ADD CONSTRAINT tw_e_key UNIQUE (e);
+BEGIN;
+CALL hot_start();
+UPDATE tw SET c = c || '' WHERE id = 1;
+UPDATE tw SET e = e || '' WHERE id = 2;
+UPDATE tw SET c = c || '', e = e || '' WHERE id = 3;
+SELECT hot('tw', 3);
+SELECT toast_writes('tw');
+COMMIT;
+SELECT forms('tw') = :'forms' AS same_forms, toast_ids('tw') = :'ids' AS same_toast_values;
+SELECT check_btrees('tw');
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE c = cval(1)$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE e = eval(2)$$);
+-- the constraints still hold against the written-back values
+\set VERBOSITY terse
+INSERT INTO tw VALUES (11, cval(1), eval(11), 0);
+INSERT INTO tw VALUES (12, cval(12), eval(3), 0);
+UPDATE tw SET e = eval(1) WHERE id = 4;
+\set VERBOSITY default
+ALTER TABLE tw DROP CONSTRAINT tw_c_key, DROP CONSTRAINT tw_e_key;
+
+------------------------------------------------------------------------------------------
+-- hotplus.reuse_toast = off: still HOT (image equality), but the values are toasted again
+------------------------------------------------------------------------------------------
+CREATE INDEX tw_e ON tw (e);
+CREATE INDEX tw_c ON tw USING gin (to_tsvector('simple', c));
+SET hotplus.reuse_toast = off;
+-- Expected: HOT (2); TOAST: 2 rows (one value) inserted and 2 deleted.
+BEGIN;
+CALL hot_start();
+UPDATE tw SET e = e || '' WHERE id = 1;
+UPDATE tw SET c = c || '' WHERE id = 2;
+SELECT hot('tw', 2);
+SELECT toast_writes('tw');
+COMMIT;
+RESET hotplus.reuse_toast;
+SELECT forms('tw') = :'forms' AS same_forms, toast_ids('tw') = :'ids' AS same_toast_values;
+SELECT check_btrees('tw');
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE e = eval(1)$$);
+SELECT * FROM check_scans($$SELECT id FROM tw WHERE to_tsvector('simple', c) @@ to_tsquery('simple', 'compressed & 2')$$);
+DROP TABLE tw, twh, src;
+DROP FUNCTION forms(regclass), toast_ids(regclass), cval(int), eval(int);
+
+------------------------------------------------------------------------------------------
+-- numeric scale: 1.0 -> 1.00 is equal for btree and hash, but the bytes differ
+------------------------------------------------------------------------------------------
+CREATE TABLE nu (id int PRIMARY KEY, x numeric, y numeric) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX nu_x ON nu (x);
+CREATE INDEX nu_y ON nu USING hash (y);
+INSERT INTO nu SELECT g, (g || '.0')::numeric, (g || '.0')::numeric FROM generate_series(1, 5) g;
+-- btree: an index-only scan returns the stored 1.0 if the entry is kept. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE nu SET x = 1.00 WHERE id = 1;
+SELECT hot('nu', 0);
+COMMIT;
+-- hash (cannot return values; not HOT by image equality). Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE nu SET y = 2.00 WHERE id = 2;
+SELECT hot('nu', 0);
+COMMIT;
+-- The same bytes (x + 0 keeps the scale). Expected: HOT (heap agrees).
+BEGIN;
+CALL hot_start();
+UPDATE nu SET x = x + 0, y = y + 0 WHERE id = 3;
+SELECT hot('nu', 1);
+COMMIT;
+SELECT check_btrees('nu');
+VACUUM nu;
+SELECT * FROM check_scans($$SELECT x FROM nu WHERE x = 1$$, true);
+SELECT * FROM check_scans($$SELECT x FROM nu WHERE x BETWEEN 1 AND 5$$, true);
+SELECT * FROM check_scans($$SELECT id, y FROM nu WHERE y = 2$$);
+DROP TABLE nu;
+
+RESET default_toast_compression;
+DROP SCHEMA hot_toast CASCADE;
