@@ -1,0 +1,238 @@
+-- HOT decision matrix through other update paths: INSERT ... ON CONFLICT DO UPDATE, MERGE,
+-- and partitioned tables (hotheap partitions next to a heap partition, row movement
+-- between partitions). The decision is the same as for a plain UPDATE: HOT when only an
+-- unindexed part of an indexed expression's input changes.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
+CREATE SCHEMA hot_dml;
+SET search_path = hot_dml, public;
+
+-- Statistics of this transaction. pg_stat_get_xact_* count the backend's work since its
+-- last flush of statistics, which never happens inside a transaction block: hot_start(),
+-- called right after BEGIN, saves a baseline for every table and TOAST table, and the
+-- functions below report what happened since (CALL hot_start() right after BEGIN).
+CREATE PROCEDURE hot_start()
+LANGUAGE sql AS $f$
+  SELECT set_config('hot_test.base', jsonb_object_agg(c.oid::text, jsonb_build_array(
+           pg_stat_get_xact_tuples_updated(c.oid), pg_stat_get_xact_tuples_hot_updated(c.oid),
+           pg_stat_get_xact_tuples_inserted(c.oid), pg_stat_get_xact_tuples_deleted(c.oid)))::text,
+           true)
+  FROM pg_class c WHERE c.relkind IN ('r', 't');
+$f$;
+
+-- stat_delta(rel, k): counter k (0 updated, 1 HOT updated, 2 inserted, 3 deleted) of rel
+-- since hot_start().
+CREATE FUNCTION stat_delta(rel oid, k int) RETURNS bigint
+LANGUAGE sql AS $f$
+  SELECT CASE k WHEN 0 THEN pg_stat_get_xact_tuples_updated(rel)
+                WHEN 1 THEN pg_stat_get_xact_tuples_hot_updated(rel)
+                WHEN 2 THEN pg_stat_get_xact_tuples_inserted(rel)
+                ELSE pg_stat_get_xact_tuples_deleted(rel) END
+         - coalesce((current_setting('hot_test.base')::jsonb -> rel::text ->> k)::bigint, 0)
+$f$;
+
+-- hot(rel, expected): rows of rel updated and updated HOT since hot_start(), and the
+-- expected number of HOT updates.
+CREATE FUNCTION hot(rel regclass, expected int) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT format('%s: %s updated, %s HOT (expected %s)%s', rel,
+                stat_delta(rel, 0), stat_delta(rel, 1), expected,
+                CASE WHEN stat_delta(rel, 1) <> expected THEN ' <== WRONG' ELSE '' END)
+$f$;
+
+-- toast_writes(rel): rows inserted into and deleted from rel's TOAST table since hot_start().
+CREATE FUNCTION toast_writes(rel regclass) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT format('%s TOAST: %s inserted, %s deleted', rel,
+                stat_delta(reltoastrelid, 2), stat_delta(reltoastrelid, 3))
+  FROM pg_class WHERE oid = rel
+$f$;
+
+-- check_scans(query, ios): runs the query by sequential scan, then with only index scans,
+-- then with only bitmap scans (and, if ios, with index-only scans allowed) enabled.
+-- Returns the seq scan's rows (as text, sorted), whether every mode returned exactly those
+-- rows, and the scan nodes each non-seq mode used.
+CREATE FUNCTION check_scans(q text, ios boolean DEFAULT false)
+RETURNS TABLE (seq_rows text, all_same boolean, plans text)
+LANGUAGE plpgsql
+SET enable_seqscan = on SET enable_indexscan = on SET enable_indexonlyscan = on
+SET enable_bitmapscan = on SET max_parallel_workers_per_gather = 0
+AS $f$
+DECLARE
+  wrapped text := format('SELECT coalesce(string_agg(r::text, %L ORDER BY r::text COLLATE "C"), %L) FROM (%s) r',
+                         ' ', '(none)', q);
+  modes text[] := CASE WHEN ios THEN '{seq,index,bitmap,ios}' ELSE '{seq,index,bitmap}' END;
+  m text;
+  cur text;
+  line text;
+  nodes text;
+BEGIN
+  all_same := true;
+  FOREACH m IN ARRAY modes LOOP
+    PERFORM set_config('enable_seqscan', (m = 'seq')::text, true);
+    PERFORM set_config('enable_indexscan', (m IN ('index', 'ios'))::text, true);
+    PERFORM set_config('enable_indexonlyscan', (m = 'ios')::text, true);
+    PERFORM set_config('enable_bitmapscan', (m = 'bitmap')::text, true);
+    EXECUTE wrapped INTO cur;
+    IF m = 'seq' THEN
+      seq_rows := cur;
+      CONTINUE;
+    END IF;
+    all_same := all_same AND cur = seq_rows;
+    nodes := NULL;
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+      IF line ~ 'Scan' AND line !~ 'Bitmap Heap Scan' THEN
+        nodes := concat_ws(', ', nodes, regexp_replace(line, '^\s*(->\s*)?', ''));
+      END IF;
+    END LOOP;
+    plans := concat_ws('; ', plans, m || ': ' || nodes);
+  END LOOP;
+  RETURN NEXT;
+END
+$f$;
+
+-- check_btrees(rel): bt_index_check(index, heapallindexed => true) on every btree of rel.
+CREATE FUNCTION check_btrees(rel regclass) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT coalesce(string_agg(c.relname || CASE WHEN bt_index_check(c.oid, true)::text = '' THEN ' ok' END,
+                             ', ' ORDER BY c.relname), '(no btree)')
+  FROM pg_index i
+  JOIN pg_class c ON c.oid = i.indexrelid
+  JOIN pg_am a ON a.oid = c.relam
+  WHERE i.indrelid = rel AND a.amname = 'btree'
+$f$;
+
+CREATE TABLE oc (id int PRIMARY KEY, doc jsonb) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX oc_k ON oc ((doc->>'k'));
+INSERT INTO oc SELECT g, jsonb_build_object('k', 'k' || g, 'x', g) FROM generate_series(1, 10) g;
+CREATE TABLE och (LIKE oc INCLUDING ALL) USING heap WITH (fillfactor = 50);
+INSERT INTO och SELECT * FROM oc;
+
+------------------------------------------------------------------------------------------
+-- INSERT ... ON CONFLICT DO UPDATE
+------------------------------------------------------------------------------------------
+-- Only x changes. Expected: HOT; heap: not HOT.
+BEGIN;
+CALL hot_start();
+INSERT INTO oc VALUES (1, '{"k": "k1", "x": 100}')
+  ON CONFLICT (id) DO UPDATE SET doc = oc.doc || jsonb_build_object('x', excluded.doc->'x');
+SELECT hot('oc', 1);
+INSERT INTO och VALUES (1, '{"k": "k1", "x": 100}')
+  ON CONFLICT (id) DO UPDATE SET doc = och.doc || jsonb_build_object('x', excluded.doc->'x');
+SELECT hot('och', 0);
+COMMIT;
+-- Several rows: two conflicts changing x only, one new row. Expected: HOT (2).
+BEGIN;
+CALL hot_start();
+INSERT INTO oc VALUES (2, '{"k": "k2", "x": 200}'), (3, '{"k": "k3", "x": 300}'), (11, '{"k": "k11", "x": 11}')
+  ON CONFLICT (id) DO UPDATE SET doc = excluded.doc;
+SELECT hot('oc', 2);
+COMMIT;
+-- The indexed field changes. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+INSERT INTO oc VALUES (4, '{"k": "k4 new", "x": 4}')
+  ON CONFLICT (id) DO UPDATE SET doc = excluded.doc;
+SELECT hot('oc', 0);
+COMMIT;
+SELECT check_btrees('oc');
+SELECT * FROM check_scans($$SELECT id, doc->>'x' FROM oc WHERE doc->>'k' IN ('k1', 'k2', 'k3', 'k4', 'k4 new', 'k11')$$);
+
+------------------------------------------------------------------------------------------
+-- MERGE
+------------------------------------------------------------------------------------------
+-- Matched rows change x only, one row is inserted. Expected: HOT (2).
+BEGIN;
+CALL hot_start();
+MERGE INTO oc USING (VALUES (5, 50), (6, 60), (12, 12)) AS s(id, x) ON oc.id = s.id
+  WHEN MATCHED THEN UPDATE SET doc = jsonb_set(oc.doc, '{x}', to_jsonb(s.x))
+  WHEN NOT MATCHED THEN INSERT VALUES (s.id, jsonb_build_object('k', 'k' || s.id, 'x', s.x));
+SELECT hot('oc', 2);
+MERGE INTO och USING (VALUES (5, 50), (6, 60), (12, 12)) AS s(id, x) ON och.id = s.id
+  WHEN MATCHED THEN UPDATE SET doc = jsonb_set(och.doc, '{x}', to_jsonb(s.x))
+  WHEN NOT MATCHED THEN INSERT VALUES (s.id, jsonb_build_object('k', 'k' || s.id, 'x', s.x));
+SELECT hot('och', 0);
+COMMIT;
+-- The indexed field changes on one row, not on the other. Expected: HOT (1) of 2.
+BEGIN;
+CALL hot_start();
+MERGE INTO oc USING (VALUES (7, 'k7 new'), (8, 'k8')) AS s(id, k) ON oc.id = s.id
+  WHEN MATCHED THEN UPDATE SET doc = oc.doc || jsonb_build_object('k', s.k, 'x', 0);
+SELECT hot('oc', 1);
+COMMIT;
+SELECT check_btrees('oc');
+SELECT * FROM check_scans($$SELECT id, doc->>'x' FROM oc WHERE doc->>'k' IN ('k5', 'k6', 'k12', 'k7', 'k7 new', 'k8')$$);
+SELECT * FROM check_scans($$SELECT id, doc->>'k', doc->>'x' FROM oc WHERE doc->>'k' >= 'k'$$);
+DROP TABLE oc, och;
+
+------------------------------------------------------------------------------------------
+-- partitioned table: hotheap partitions pt1 and pt3, heap partition pt2
+------------------------------------------------------------------------------------------
+CREATE TABLE pt (id int, part int, doc jsonb, PRIMARY KEY (part, id)) PARTITION BY LIST (part);
+CREATE TABLE pt1 PARTITION OF pt FOR VALUES IN (1) USING hotheap WITH (fillfactor = 50);
+CREATE TABLE pt2 PARTITION OF pt FOR VALUES IN (2) USING heap WITH (fillfactor = 50);
+CREATE TABLE pt3 PARTITION OF pt FOR VALUES IN (3) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX pt_k ON pt ((doc->>'k'));
+CREATE INDEX pt_x ON pt (id) WHERE (doc->>'x')::int > 100;
+INSERT INTO pt SELECT g, g % 3 + 1, jsonb_build_object('k', 'k' || g, 'x', g) FROM generate_series(1, 12) g;
+SELECT c.relname, a.amname, count(*) AS rows
+FROM pt JOIN pg_class c ON c.oid = pt.tableoid JOIN pg_am a ON a.oid = c.relam
+GROUP BY 1, 2 ORDER BY 1;
+
+-- An unindexed field, every row. Expected: HOT in pt1 and pt3 (4 each); heap pt2: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE pt SET doc = doc || '{"y": 1}';
+SELECT hot('pt1', 4);
+SELECT hot('pt2', 0);
+SELECT hot('pt3', 4);
+COMMIT;
+-- The partial index's predicate input, staying below 100. Expected: HOT in pt1 and pt3.
+BEGIN;
+CALL hot_start();
+UPDATE pt SET doc = jsonb_set(doc, '{x}', to_jsonb((doc->>'x')::int + 50)) WHERE id IN (3, 4, 5);
+SELECT hot('pt1', 1);
+SELECT hot('pt2', 0);
+SELECT hot('pt3', 1);
+COMMIT;
+-- The predicate input, crossing 100 (rows 6 in pt1, 7 in pt2, 8 in pt3). Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE pt SET doc = jsonb_set(doc, '{x}', '150') WHERE id IN (6, 7, 8);
+SELECT hot('pt1', 0);
+SELECT hot('pt2', 0);
+SELECT hot('pt3', 0);
+COMMIT;
+-- The indexed field (row 9 in pt1). Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE pt SET doc = jsonb_set(doc, '{k}', '"k9 new"') WHERE id = 9;
+SELECT hot('pt1', 0);
+COMMIT;
+-- Row movement: pt1 -> pt3 (row 3), pt3 -> pt2 (row 2), pt2 -> pt1 (row 1), with an
+-- unindexed field changed too: a delete and an insert, no update.
+BEGIN;
+CALL hot_start();
+UPDATE pt SET part = CASE part WHEN 1 THEN 3 WHEN 3 THEN 2 ELSE 1 END, doc = doc || '{"moved": true}'
+WHERE id IN (1, 2, 3);
+SELECT hot('pt1', 0);
+SELECT hot('pt2', 0);
+SELECT hot('pt3', 0);
+COMMIT;
+-- After the move, an unindexed field of the moved rows. Expected: HOT in pt1 and pt3.
+BEGIN;
+CALL hot_start();
+UPDATE pt SET doc = doc || '{"y": 2}' WHERE id IN (1, 2, 3);
+SELECT hot('pt1', 1);
+SELECT hot('pt2', 0);
+SELECT hot('pt3', 1);
+COMMIT;
+SELECT tableoid::regclass AS part_table, id, part, doc FROM pt ORDER BY id;
+SELECT check_btrees('pt1'), check_btrees('pt2'), check_btrees('pt3');
+SELECT * FROM check_scans($$SELECT tableoid::regclass, id, part FROM pt WHERE doc->>'k' IN ('k1', 'k2', 'k3', 'k9', 'k9 new', 'k10')$$);
+SELECT * FROM check_scans($$SELECT tableoid::regclass, id, doc->>'x' FROM pt WHERE (doc->>'x')::int > 100$$);
+SELECT * FROM check_scans($$SELECT tableoid::regclass, id FROM pt WHERE part = 1 AND id > 0$$);
+DROP TABLE pt;
+
+DROP SCHEMA hot_dml CASCADE;

@@ -1,0 +1,221 @@
+-- HOT decision matrix, GiST: an expression whose index storage type differs from its own
+-- type (to_tsvector() is stored as gtsvector), and an exclusion constraint over an
+-- expression. hotplus compares expression values in the expression's own type (tsvector,
+-- int4range): equal values give equal stored keys, so the update is HOT; values that differ
+-- as tsvector but would give the same gtsvector are still a change (not HOT).
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
+CREATE SCHEMA hot_gist;
+SET search_path = hot_gist, public;
+
+-- Statistics of this transaction. pg_stat_get_xact_* count the backend's work since its
+-- last flush of statistics, which never happens inside a transaction block: hot_start(),
+-- called right after BEGIN, saves a baseline for every table and TOAST table, and the
+-- functions below report what happened since (CALL hot_start() right after BEGIN).
+CREATE PROCEDURE hot_start()
+LANGUAGE sql AS $f$
+  SELECT set_config('hot_test.base', jsonb_object_agg(c.oid::text, jsonb_build_array(
+           pg_stat_get_xact_tuples_updated(c.oid), pg_stat_get_xact_tuples_hot_updated(c.oid),
+           pg_stat_get_xact_tuples_inserted(c.oid), pg_stat_get_xact_tuples_deleted(c.oid)))::text,
+           true)
+  FROM pg_class c WHERE c.relkind IN ('r', 't');
+$f$;
+
+-- stat_delta(rel, k): counter k (0 updated, 1 HOT updated, 2 inserted, 3 deleted) of rel
+-- since hot_start().
+CREATE FUNCTION stat_delta(rel oid, k int) RETURNS bigint
+LANGUAGE sql AS $f$
+  SELECT CASE k WHEN 0 THEN pg_stat_get_xact_tuples_updated(rel)
+                WHEN 1 THEN pg_stat_get_xact_tuples_hot_updated(rel)
+                WHEN 2 THEN pg_stat_get_xact_tuples_inserted(rel)
+                ELSE pg_stat_get_xact_tuples_deleted(rel) END
+         - coalesce((current_setting('hot_test.base')::jsonb -> rel::text ->> k)::bigint, 0)
+$f$;
+
+-- hot(rel, expected): rows of rel updated and updated HOT since hot_start(), and the
+-- expected number of HOT updates.
+CREATE FUNCTION hot(rel regclass, expected int) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT format('%s: %s updated, %s HOT (expected %s)%s', rel,
+                stat_delta(rel, 0), stat_delta(rel, 1), expected,
+                CASE WHEN stat_delta(rel, 1) <> expected THEN ' <== WRONG' ELSE '' END)
+$f$;
+
+-- toast_writes(rel): rows inserted into and deleted from rel's TOAST table since hot_start().
+CREATE FUNCTION toast_writes(rel regclass) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT format('%s TOAST: %s inserted, %s deleted', rel,
+                stat_delta(reltoastrelid, 2), stat_delta(reltoastrelid, 3))
+  FROM pg_class WHERE oid = rel
+$f$;
+
+-- check_scans(query, ios): runs the query by sequential scan, then with only index scans,
+-- then with only bitmap scans (and, if ios, with index-only scans allowed) enabled.
+-- Returns the seq scan's rows (as text, sorted), whether every mode returned exactly those
+-- rows, and the scan nodes each non-seq mode used.
+CREATE FUNCTION check_scans(q text, ios boolean DEFAULT false)
+RETURNS TABLE (seq_rows text, all_same boolean, plans text)
+LANGUAGE plpgsql
+SET enable_seqscan = on SET enable_indexscan = on SET enable_indexonlyscan = on
+SET enable_bitmapscan = on SET max_parallel_workers_per_gather = 0
+AS $f$
+DECLARE
+  wrapped text := format('SELECT coalesce(string_agg(r::text, %L ORDER BY r::text COLLATE "C"), %L) FROM (%s) r',
+                         ' ', '(none)', q);
+  modes text[] := CASE WHEN ios THEN '{seq,index,bitmap,ios}' ELSE '{seq,index,bitmap}' END;
+  m text;
+  cur text;
+  line text;
+  nodes text;
+BEGIN
+  all_same := true;
+  FOREACH m IN ARRAY modes LOOP
+    PERFORM set_config('enable_seqscan', (m = 'seq')::text, true);
+    PERFORM set_config('enable_indexscan', (m IN ('index', 'ios'))::text, true);
+    PERFORM set_config('enable_indexonlyscan', (m = 'ios')::text, true);
+    PERFORM set_config('enable_bitmapscan', (m = 'bitmap')::text, true);
+    EXECUTE wrapped INTO cur;
+    IF m = 'seq' THEN
+      seq_rows := cur;
+      CONTINUE;
+    END IF;
+    all_same := all_same AND cur = seq_rows;
+    nodes := NULL;
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+      IF line ~ 'Scan' AND line !~ 'Bitmap Heap Scan' THEN
+        nodes := concat_ws(', ', nodes, regexp_replace(line, '^\s*(->\s*)?', ''));
+      END IF;
+    END LOOP;
+    plans := concat_ws('; ', plans, m || ': ' || nodes);
+  END LOOP;
+  RETURN NEXT;
+END
+$f$;
+
+-- check_btrees(rel): bt_index_check(index, heapallindexed => true) on every btree of rel.
+CREATE FUNCTION check_btrees(rel regclass) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT coalesce(string_agg(c.relname || CASE WHEN bt_index_check(c.oid, true)::text = '' THEN ' ok' END,
+                             ', ' ORDER BY c.relname), '(no btree)')
+  FROM pg_index i
+  JOIN pg_class c ON c.oid = i.indexrelid
+  JOIN pg_am a ON a.oid = c.relam
+  WHERE i.indrelid = rel AND a.amname = 'btree'
+$f$;
+
+------------------------------------------------------------------------------------------
+-- GiST on to_tsvector('simple', v)
+------------------------------------------------------------------------------------------
+CREATE TABLE gs (id int PRIMARY KEY, v text, n int) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX gs_ts ON gs USING gist (to_tsvector('simple', v));
+INSERT INTO gs SELECT g, 'Hello World ' || g, 0 FROM generate_series(1, 10) g;
+CREATE TABLE gsh (LIKE gs INCLUDING ALL) USING heap WITH (fillfactor = 50);
+INSERT INTO gsh SELECT * FROM gs;
+SELECT to_tsvector('simple', 'Hello World 1') = to_tsvector('simple', 'hello,  WORLD! 1') AS same_tsvector,
+       to_tsvector('simple', 'Hello World 1') = to_tsvector('simple', 'World Hello 1') AS reordered_same;
+
+-- An unrelated column. Expected: HOT (heap agrees).
+BEGIN;
+CALL hot_start();
+UPDATE gs SET n = 1 WHERE id = 1;
+SELECT hot('gs', 1);
+COMMIT;
+-- v changes, the tsvector does not (case, punctuation, spacing). Expected: HOT; heap: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE gs SET v = 'hello,  WORLD! ' || id WHERE id IN (2, 3);
+SELECT hot('gs', 2);
+UPDATE gsh SET v = 'hello,  WORLD! ' || id WHERE id IN (2, 3);
+SELECT hot('gsh', 0);
+COMMIT;
+-- The words change places: other positions, another tsvector (the gtsvector signature,
+-- which ignores positions, would be the same; hotplus compares tsvectors). Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE gs SET v = 'World Hello ' || id WHERE id = 4;
+SELECT hot('gs', 0);
+COMMIT;
+-- A word changes. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE gs SET v = 'Goodbye World ' || id WHERE id = 5;
+SELECT hot('gs', 0);
+COMMIT;
+SELECT * FROM check_scans($$SELECT id, v FROM gs WHERE to_tsvector('simple', v) @@ to_tsquery('simple', 'hello')$$);
+SELECT * FROM check_scans($$SELECT id, v FROM gs WHERE to_tsvector('simple', v) @@ to_tsquery('simple', 'goodbye | 2 | 4')$$);
+SELECT * FROM check_scans($$SELECT id, v FROM gs WHERE to_tsvector('simple', v) @@ to_tsquery('simple', 'world <-> hello')$$);
+DROP TABLE gs, gsh;
+
+------------------------------------------------------------------------------------------
+-- exclusion constraint: EXCLUDE USING gist (int4range(a, b, bnd) WITH &&)
+------------------------------------------------------------------------------------------
+CREATE TABLE ex (id int PRIMARY KEY, a int, b int, bnd text, n int,
+                 EXCLUDE USING gist ((int4range(a, b, bnd)) WITH &&))
+  USING hotheap WITH (fillfactor = 50);
+INSERT INTO ex VALUES (1, 1, 5, '[)', 0), (2, 10, 15, '[)', 0), (3, 20, 25, '[)', 0),
+                      (4, 30, 30, '[)', 0), (5, 40, 40, '[)', 0);
+SELECT id, int4range(a, b, bnd) FROM ex ORDER BY id;
+CREATE TABLE exh (LIKE ex INCLUDING ALL) USING heap WITH (fillfactor = 50);
+INSERT INTO exh SELECT * FROM ex;
+
+-- An unrelated column. Expected: HOT (heap agrees).
+BEGIN;
+CALL hot_start();
+UPDATE ex SET n = n + 1 WHERE id = 1;
+SELECT hot('ex', 1);
+COMMIT;
+-- Other columns, the same range: [1,5) = int4range(1, 4, '[]'). Expected: HOT; heap: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE ex SET b = 4, bnd = '[]' WHERE id = 1;
+SELECT hot('ex', 1);
+UPDATE exh SET b = 4, bnd = '[]' WHERE id = 1;
+SELECT hot('exh', 0);
+COMMIT;
+-- An empty range stays empty. Expected: HOT.
+BEGIN;
+CALL hot_start();
+UPDATE ex SET a = 33, b = 33 WHERE id = 4;
+SELECT hot('ex', 1);
+COMMIT;
+-- The range changes without conflict. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE ex SET b = 18 WHERE id = 2;
+SELECT hot('ex', 0);
+COMMIT;
+SELECT id, a, b, bnd, int4range(a, b, bnd) FROM ex ORDER BY id;
+-- the constraint still rejects conflicts with the HOT-updated rows
+INSERT INTO ex VALUES (10, 2, 3, '[)', 0);
+UPDATE ex SET a = 3 WHERE id = 2;
+INSERT INTO ex VALUES (11, 5, 10, '[)', 0);
+SELECT * FROM check_scans($$SELECT id FROM ex WHERE int4range(a, b, bnd) && int4range(0, 100)$$);
+SELECT * FROM check_scans($$SELECT id FROM ex WHERE int4range(a, b, bnd) && int4range(4, 5)$$);
+SELECT * FROM check_scans($$SELECT id FROM ex WHERE int4range(a, b, bnd) && int4range(15, 17)$$);
+SELECT * FROM check_scans($$SELECT id FROM ex WHERE int4range(a, b, bnd) = 'empty'$$);
+DROP TABLE ex, exh;
+
+------------------------------------------------------------------------------------------
+-- BRIN over an expression (on PG15 BRIN blocks HOT like any index)
+------------------------------------------------------------------------------------------
+CREATE TABLE br (id int PRIMARY KEY, doc jsonb) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX br_k ON br USING brin (((doc->>'k')::int));
+INSERT INTO br SELECT g, jsonb_build_object('k', g, 'x', g) FROM generate_series(1, 10) g;
+-- An unindexed field. Expected: HOT.
+BEGIN;
+CALL hot_start();
+UPDATE br SET doc = jsonb_set(doc, '{x}', '0') WHERE id <= 2;
+SELECT hot('br', 2);
+COMMIT;
+-- The indexed field. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE br SET doc = jsonb_set(doc, '{k}', '1000') WHERE id = 3;
+SELECT hot('br', 0);
+COMMIT;
+SELECT * FROM check_scans($$SELECT id FROM br WHERE (doc->>'k')::int = 1000$$);
+SELECT * FROM check_scans($$SELECT id FROM br WHERE (doc->>'k')::int BETWEEN 1 AND 3$$);
+DROP TABLE br;
+
+DROP SCHEMA hot_gist CASCADE;
