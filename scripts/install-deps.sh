@@ -8,6 +8,7 @@ packages=(
 	postgresql-15 postgresql-server-dev-15 postgresql-client-15 postgresql-common
 	catch2 libboost-dev
 	libipc-run-perl
+	python3 python3-psycopg2
 )
 
 missing=()

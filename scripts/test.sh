@@ -4,6 +4,7 @@
 #   unit        Catch2 tests of the pure core (test/unit)
 #   regress     pg_regress suite (sql/, expected/) on a throwaway cluster
 #   isolation   isolation tester specs (specs/, expected/) on a throwaway cluster
+#   differential  randomized hotheap-vs-heap differential test, fixed seeds
 #   tap         TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
 # and ends with one summary line "N passed, N failed".
 set -uo pipefail
@@ -91,6 +92,18 @@ if ls specs/*.spec >/dev/null 2>&1; then
 	grep -E '^(test |     |All |[ 0-9]+ of )' "$log_dir/isolation.log" || true
 	count_regress isolation "$log_dir/isolation.log" $rc
 fi
+
+# Fixed seeds, so CI is repeatable; scripts/soak.sh runs random seeds for as long as you like.
+virtualenv /usr/bin/python3 test/differential/difftest.py --seeds "${HOTPLUS_DIFF_SEEDS:-1-40}" \
+	>"$log_dir/differential.log" 2>&1
+grep -E 'FAILED|^    ' "$log_dir/differential.log" | head -60 || true
+p=$(grep -c ' ok (' "$log_dir/differential.log")
+f=$(grep -c ' FAILED ' "$log_dir/differential.log")
+if ! tail -1 "$log_dir/differential.log" | grep -qE '^[0-9]+ passed, [0-9]+ failed$'; then
+	tail -20 "$log_dir/differential.log"
+	f=$((f + 1))
+fi
+record differential "$p" "$f"
 
 if ls t/*.pl >/dev/null 2>&1; then
 	bash scripts/tap.sh >"$log_dir/tap.log" 2>&1
