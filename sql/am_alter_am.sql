@@ -2,7 +2,9 @@
 -- TOAST values, indexes (all kinds), constraints and the TOAST table's access method
 -- survive. Other table rewrites (column type change, volatile default, SET LOGGED) keep
 -- hotheap.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
 CREATE SCHEMA am_alter_am;
 SET search_path = am_alter_am, public;
 

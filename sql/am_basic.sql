@@ -1,6 +1,8 @@
 -- Basic DML on hotheap tables: INSERT, UPDATE, DELETE, RETURNING, transactions,
 -- row locks, TRUNCATE, COPY, default_table_access_method, unlogged and temporary tables.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
 CREATE SCHEMA am_basic;
 SET search_path = am_basic, public;
 

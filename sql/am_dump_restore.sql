@@ -1,7 +1,9 @@
 -- pg_dump -Fc of a schema with hotheap tables, pg_restore into a fresh database that has
 -- the extension: the tables are hotheap again (heap stays heap), with the same rows and
 -- working, complete indexes.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
 CREATE SCHEMA am_dump;
 SET search_path = am_dump, public;
 

@@ -1,7 +1,9 @@
 -- VACUUM (plain, FREEZE, options), VACUUM FULL, CLUSTER, ANALYZE and TABLESAMPLE on
 -- hotheap tables. Table rewrites keep the access method; contents are compared with a
 -- plain heap table that gets the same changes.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
 CREATE SCHEMA am_maintenance;
 SET search_path = am_maintenance, public;
 

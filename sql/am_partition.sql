@@ -1,7 +1,9 @@
 -- Partitioned tables whose partitions are hotheap (and mixed with heap): routing of
 -- INSERT and COPY, UPDATE inside a partition and across partitions (row movement), DELETE,
 -- partitioned indexes, ATTACH/DETACH, TRUNCATE, sub-partitions, default_table_access_method.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
 CREATE SCHEMA am_partition;
 SET search_path = am_partition, public;
 

@@ -1,7 +1,9 @@
 -- TOAST on hotheap tables: external, compressed, compressed-and-external values, updates
 -- that keep or replace them, slices, indexes on toasted columns, rewrites. The TOAST table
 -- of a hotheap table is a plain heap table (hotheap's relation_toast_am).
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
 CREATE SCHEMA am_toast;
 SET search_path = am_toast, public;
 SET default_toast_compression = pglz;

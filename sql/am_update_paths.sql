@@ -3,7 +3,9 @@
 -- change NEW, that skip rows, that update other hotheap tables), RETURNING, foreign keys
 -- with ON UPDATE CASCADE / SET NULL, updatable views, generated columns. Only results
 -- are checked.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
 CREATE SCHEMA am_update_paths;
 SET search_path = am_update_paths, public;
 
