@@ -414,6 +414,55 @@ DROP FUNCTION w_key(w);
 DROP TABLE w;
 
 ------------------------------------------------------------------------------------------
+-- indexes created and dropped between updates of one transaction
+------------------------------------------------------------------------------------------
+CREATE TABLE ci (id int PRIMARY KEY, v text, doc jsonb, n int) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX ci_lower ON ci (lower(v));
+INSERT INTO ci SELECT g, 'Word' || g, jsonb_build_object('k', g), 0 FROM generate_series(1, 10) g;
+BEGIN;
+CALL hot_start();
+-- row 1: v changes case, doc is not indexed yet. Expected: HOT.
+UPDATE ci SET v = upper(v), doc = doc || '{"x": 1}' WHERE id = 1;
+CREATE INDEX ci_k ON ci ((doc->>'k'));
+-- row 2: the new index's value changes. Expected: not HOT.
+UPDATE ci SET v = upper(v), doc = jsonb_set(doc, '{k}', '100') WHERE id = 2;
+-- row 3: the new index's value stays. Expected: HOT.
+UPDATE ci SET v = upper(v), doc = doc || '{"x": 1}' WHERE id = 3;
+CREATE INDEX ci_n ON ci (n) WHERE n > 0;
+-- row 4: enters the new partial index. Expected: not HOT.
+UPDATE ci SET n = 5 WHERE id = 4;
+-- row 5: stays outside it. Expected: HOT.
+UPDATE ci SET n = -5 WHERE id = 5;
+SELECT hot('ci', 3);
+COMMIT;
+SELECT check_btrees('ci');
+SELECT * FROM check_scans($$SELECT id, v FROM ci WHERE lower(v) IN ('word1', 'word2', 'word3')$$);
+SELECT * FROM check_scans($$SELECT id, doc->>'k' FROM ci WHERE doc->>'k' IN ('1', '2', '3', '100')$$);
+SELECT * FROM check_scans($$SELECT id, n FROM ci WHERE n > 0$$);
+-- An index dropped in the transaction: a real change of v becomes HOT; rolled back, the
+-- index is back and the row is found through it with its old value.
+BEGIN;
+CALL hot_start();
+UPDATE ci SET v = 'changed' WHERE id = 6;
+DROP INDEX ci_lower;
+UPDATE ci SET v = 'changed' WHERE id = 7;
+SELECT hot('ci', 1);
+ROLLBACK;
+SELECT check_btrees('ci');
+SELECT * FROM check_scans($$SELECT id, v FROM ci WHERE lower(v) IN ('word6', 'word7', 'changed')$$);
+-- The same, committed.
+BEGIN;
+CALL hot_start();
+DROP INDEX ci_lower;
+UPDATE ci SET v = 'changed' WHERE id = 7;
+SELECT hot('ci', 1);
+COMMIT;
+CREATE INDEX ci_lower ON ci (lower(v));
+SELECT check_btrees('ci');
+SELECT * FROM check_scans($$SELECT id, v FROM ci WHERE lower(v) IN ('word6', 'word7', 'changed')$$);
+DROP TABLE ci;
+
+------------------------------------------------------------------------------------------
 -- BEFORE ROW trigger changing an index input
 ------------------------------------------------------------------------------------------
 CREATE TABLE tr (id int PRIMARY KEY, v text, n int) USING hotheap WITH (fillfactor = 50);

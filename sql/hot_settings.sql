@@ -4,11 +4,13 @@
 --                                    predicate or expression input changed counts as changed,
 --                                    but image equality of stored columns (write-backs) holds;
 --   hotplus.reuse_toast = off        image-equal values are stored again (TOAST rewritten).
--- The same four updates run under every setting, on fresh rows:
+-- The same six updates run under every setting, on fresh rows:
 --   A  an unindexed field of a jsonb document with an expression index
 --   B  the key of a partial index, on a row outside its predicate
 --   C  a write-back (e || '') of an out-of-line value under a plain btree
 --   D  an unindexed column (heap goes HOT too)
+--   E  the indexed field of the document (never HOT)
+--   F  the partial index's predicate becomes true (never HOT)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;
@@ -124,12 +126,12 @@ CREATE INDEX s_e ON s (e);
 CREATE FUNCTION ev(g int) RETURNS text IMMUTABLE LANGUAGE sql
   AS $$SELECT string_agg(md5(g || '-' || i), ' ') FROM generate_series(1, 75) i$$;
 INSERT INTO s SELECT g, jsonb_build_object('k', 'k' || g, 'x', 0), false, g, ev(g), 0
-FROM generate_series(1, 20) g;
+FROM generate_series(1, 30) g;
 SHOW hotplus.enabled;
 SHOW hotplus.check_expressions;
 SHOW hotplus.reuse_toast;
 
--- run_cases(first): runs A, B, C, D on rows first .. first + 3, each in its own statement,
+-- run_cases(first): runs A .. F on rows first .. first + 5, each in its own statement,
 -- and reports per case whether it was HOT, and the TOAST rows written. Call it inside a
 -- transaction after hot_start(); it restarts the baseline for each case.
 CREATE FUNCTION run_cases(first int) RETURNS TABLE (case_name text, hot bigint, toast_inserted bigint, toast_deleted bigint)
@@ -137,7 +139,7 @@ LANGUAGE plpgsql AS $f$
 DECLARE
   toast oid := (SELECT reltoastrelid FROM pg_class WHERE oid = 's'::regclass);
 BEGIN
-  FOR i IN 0..3 LOOP
+  FOR i IN 0..5 LOOP
     CALL hot_start();
     CASE i
       WHEN 0 THEN
@@ -152,6 +154,12 @@ BEGIN
       WHEN 3 THEN
         case_name := 'D unindexed column';
         UPDATE s SET n = n + 1 WHERE id = first + i;
+      WHEN 4 THEN
+        case_name := 'E expression value';
+        UPDATE s SET doc = jsonb_set(doc, '{k}', to_jsonb('new' || id)) WHERE id = first + i;
+      WHEN 5 THEN
+        case_name := 'F predicate flip';
+        UPDATE s SET flag = true WHERE id = first + i;
     END CASE;
     hot := stat_delta('s'::regclass, 1);
     toast_inserted := stat_delta(toast, 2);
@@ -167,23 +175,23 @@ SELECT * FROM run_cases(1);
 COMMIT;
 RESET hotplus.enabled;
 
--- All on (defaults). Expected: HOT for all four; C writes no TOAST row.
+-- All on (defaults). Expected: HOT for A to D; C writes no TOAST row.
 BEGIN;
-SELECT * FROM run_cases(5);
+SELECT * FROM run_cases(7);
 COMMIT;
 
 -- hotplus.check_expressions = off. Expected: A and B not HOT (not evaluated); C HOT with
 -- no TOAST row written; D HOT.
 SET hotplus.check_expressions = off;
 BEGIN;
-SELECT * FROM run_cases(9);
+SELECT * FROM run_cases(13);
 COMMIT;
 
 -- ... and hotplus.reuse_toast = off too. Expected: as above, but C rewrites the value
 -- (still HOT: image equality).
 SET hotplus.reuse_toast = off;
 BEGIN;
-SELECT * FROM run_cases(13);
+SELECT * FROM run_cases(19);
 COMMIT;
 RESET hotplus.check_expressions;
 RESET hotplus.reuse_toast;
@@ -192,22 +200,23 @@ RESET hotplus.reuse_toast;
 -- Expected: HOT, then not HOT, then HOT again.
 BEGIN;
 CALL hot_start();
-UPDATE s SET doc = jsonb_set(doc, '{x}', '2') WHERE id = 17;
+UPDATE s SET doc = jsonb_set(doc, '{x}', '2') WHERE id = 25;
 SELECT hot('s', 1);
 SET LOCAL hotplus.enabled = off;
-UPDATE s SET doc = jsonb_set(doc, '{x}', '2') WHERE id = 18;
+UPDATE s SET doc = jsonb_set(doc, '{x}', '2') WHERE id = 26;
 SELECT hot('s', 1);
 SET LOCAL hotplus.enabled = on;
-UPDATE s SET doc = jsonb_set(doc, '{x}', '2') WHERE id = 19;
+UPDATE s SET doc = jsonb_set(doc, '{x}', '2') WHERE id = 27;
 SELECT hot('s', 2);
 COMMIT;
 SHOW hotplus.enabled;
 
 SELECT check_btrees('s');
 SELECT id, doc, k, length(e), md5(e), n FROM s ORDER BY id;
-SELECT * FROM check_scans($$SELECT id, doc->>'x' FROM s WHERE doc->>'k' IN ('k1', 'k5', 'k9', 'k13', 'k17', 'k18', 'k19')$$);
+SELECT * FROM check_scans($$SELECT id, doc->>'x' FROM s WHERE doc->>'k' IN ('k1', 'k7', 'k13', 'k19', 'k25', 'k26', 'k27')$$);
+SELECT * FROM check_scans($$SELECT id, doc->>'k' FROM s WHERE doc->>'k' IN ('k5', 'k11', 'k17', 'k23', 'new5', 'new11', 'new17', 'new23')$$);
 SELECT * FROM check_scans($$SELECT id, k FROM s WHERE flag AND k > 0$$);
-SELECT * FROM check_scans($$SELECT id FROM s WHERE e IN (ev(3), ev(7), ev(11), ev(15))$$);
+SELECT * FROM check_scans($$SELECT id FROM s WHERE e IN (ev(3), ev(9), ev(15), ev(21))$$);
 DROP TABLE s;
 DROP FUNCTION run_cases(int), ev(int);
 
