@@ -9,8 +9,9 @@ work=$(mktemp -d -t hotplus-tap.XXXXXX)
 cp -r t "$work/t"
 chown -R postgres:postgres "$work"
 cd "$work"
+(($# > 0)) || set -- t/*.pl
 runuser -u postgres -- env PATH="$bindir:$PATH" PG_REGRESS="$pgxs_dir/test/regress/pg_regress" \
-	prove -I "$pgxs_dir/test/perl" -I t "$@" t/*.pl
+	prove -I "$pgxs_dir/test/perl" -I t "$@"
 rc=$?
 log_dir=${HOTPLUS_LOG_DIR:-$OLDPWD/log}
 mkdir -p "$log_dir" && rm -rf "$log_dir/tap" && cp -r "$work/tmp_check/log" "$log_dir/tap" 2>/dev/null
