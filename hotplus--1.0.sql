@@ -16,3 +16,74 @@ CREATE ACCESS METHOD hotheap TYPE TABLE HANDLER @extschema@.hotheap_tableam_hand
 
 COMMENT ON ACCESS METHOD hotheap IS
   'the heap, on disk and in WAL, with HOT updates decided per index by hotplus';
+
+-- ---------------------------------------------------------------------------------------
+-- Statistics: why updates of hotheap tables were or were not HOT.
+-- Backend mode (default): the calling backend's own counts. Shared mode (hotplus in
+-- shared_preload_libraries): cluster-wide counts of the current database.
+
+CREATE FUNCTION @extschema@.hotplus_stat_tables_internal(
+    OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
+    OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
+    OUT hot_by_expression pg_catalog.int8, OUT hot_by_partial pg_catalog.int8,
+    OUT hot_by_image pg_catalog.int8, OUT toast_reused pg_catalog.int8,
+    OUT nonhot_index_changed pg_catalog.int8, OUT nonhot_page_full pg_catalog.int8,
+    OUT nonhot_other pg_catalog.int8, OUT checks_skipped pg_catalog.int8,
+    OUT check_time_ms pg_catalog.float8)
+RETURNS SETOF pg_catalog.record
+AS 'MODULE_PATHNAME', 'hotplus_stat_tables_internal'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+CREATE FUNCTION @extschema@.hotplus_stat_indexes_internal(
+    OUT indexrelid pg_catalog.oid, OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
+    OUT blocked_hot pg_catalog.int8)
+RETURNS SETOF pg_catalog.record
+AS 'MODULE_PATHNAME', 'hotplus_stat_indexes_internal'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+CREATE FUNCTION @extschema@.hotplus_stat_mode()
+RETURNS pg_catalog.text
+AS 'MODULE_PATHNAME', 'hotplus_stat_mode'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.hotplus_stat_reset()
+RETURNS pg_catalog.void
+AS 'MODULE_PATHNAME', 'hotplus_stat_reset'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+-- Like pg_stat_reset(): superusers only, unless granted.
+REVOKE ALL ON FUNCTION @extschema@.hotplus_stat_reset() FROM PUBLIC;
+
+CREATE VIEW @extschema@.hotplus_stat_tables AS
+SELECT s.relid,
+       c.relname,
+       s.mode,
+       s.updates,
+       s.hot_stock,
+       s.hot_by_expression,
+       s.hot_by_partial,
+       s.hot_by_image,
+       s.toast_reused,
+       s.nonhot_index_changed,
+       s.nonhot_page_full,
+       s.nonhot_other,
+       s.checks_skipped,
+       s.check_time_ms
+FROM @extschema@.hotplus_stat_tables_internal() s
+JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
+
+CREATE VIEW @extschema@.hotplus_stat_indexes AS
+SELECT s.indexrelid,
+       i.relname AS indexrelname,
+       s.relid,
+       c.relname,
+       s.mode,
+       s.blocked_hot
+FROM @extschema@.hotplus_stat_indexes_internal() s
+JOIN pg_catalog.pg_class i ON i.oid OPERATOR(pg_catalog.=) s.indexrelid
+JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
+
+COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
+  'per hotheap table: how many updates were HOT and why, how many were not and why';
+COMMENT ON VIEW @extschema@.hotplus_stat_indexes IS
+  'per index: how many updates it kept from being HOT';

@@ -26,3 +26,14 @@ compat_get_update_indexes(const bool *update_indexes)
 }
 
 using CompatUpdateIndexesOut = bool;
+
+// INSTR_TIME_GET_NANOSEC appeared in PG16 (commit 03023a2664, instr_time as int64 ns). In
+// PG15 on Linux instr_time is a struct timespec (clock_gettime).
+extern "C" {
+#include "portability/instr_time.h"
+}
+inline int64
+compat_instr_time_ns(const instr_time &t)
+{
+	return static_cast<int64>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}

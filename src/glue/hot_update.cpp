@@ -24,6 +24,7 @@
 #include "glue/hot_blocking_override.hpp"
 #include "glue/relation_info.hpp"
 #include "glue/settings.hpp"
+#include "glue/stats.hpp"
 #include "glue/statement_scope.hpp"
 
 extern "C" {
@@ -33,6 +34,7 @@ extern "C" {
 #include "access/htup_details.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
+#include "portability/instr_time.h"
 #include "storage/bufmgr.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
@@ -265,8 +267,25 @@ reuse_old_datums(RelationInfo *info, TupleTableSlot *slot, const bool *reuse)
 	ExecForceStoreHeapTuple(tuple, slot, false); // copies into the slot's memory
 }
 
+// What hotplus found out about one update, for heap's call and for the statistics.
+struct Findings
+{
+	bool checked = false;			 // the old version was read and columns compared
+	bool skipped_by_targets = false; // the statement cannot change a compared column
+	int toast_reused = 0;
+	bool index_input_reused = false; // a reused datum is an index input
+	bool index_input_differs = false;
+	bool page_cannot_fit = false;
+	bool decided = false;
+	core::UpdateDecision decision;
+	bool override_applied = false;
+	instr_time started;
+	int64 check_ns = 0;
+};
+
+// Decides, then runs heap's update with the decision. The caller owns cleanup.
 TM_Result
-decide_and_update(RelationInfo *info, const UpdateArgs &a)
+decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 {
 	bool should_free = false;
 	HeapTuple newtup = ExecFetchSlotHeapTuple(a.slot, true, &should_free);
@@ -280,6 +299,7 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a)
 	Size page_free = 0;
 	if (!read_old_version(info, a.rel, a.otid, &page_free))
 		return heap_decides(a);
+	f->checked = true;
 
 	MemoryContext caller_context =
 		MemoryContextSwitchTo(GetPerTupleMemoryContext(info->estate));
@@ -290,9 +310,6 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a)
 
 	info->core->changes.reset();
 	bool *reuse = static_cast<bool *>(palloc0(sizeof(bool) * (info->natts + 1)));
-	bool any_reuse = false;
-	bool index_input_differs = false;	// some index input not Same (after reuse)
-	bool index_input_image_equal = false;
 	for (int i = 0; i < info->ncompared; i++)
 	{
 		const AttrNumber att = info->compared[i];
@@ -300,49 +317,49 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a)
 		if (change == core::ColumnChange::ImageEqual && settings.reuse_toast &&
 			info->is_toastable[att])
 		{
-			reuse[att] = any_reuse = true;
+			reuse[att] = true;
+			f->toast_reused++;
+			f->index_input_reused |= info->is_index_input[att];
 			change = core::ColumnChange::Same; // it will be, as stored
 		}
 		if (info->is_index_input[att] && change != core::ColumnChange::Same)
-		{
-			index_input_differs = true;
-			index_input_image_equal |= change == core::ColumnChange::ImageEqual;
-		}
+			f->index_input_differs = true;
 		info->core->changes.set(att, change);
 	}
 
-	if (any_reuse)
+	if (f->toast_reused > 0)
 	{
 		reuse_old_datums(info, a.slot, reuse);
 		newtup = ExecFetchSlotHeapTuple(a.slot, true, &should_free);
 		Assert(!should_free);
 	}
 
-	// Heap's decision is already exact when no index input differs as stored (HOT if it
-	// fits), or when every difference is a plain change and nothing can be evaluated.
-	bool worth_deciding = index_input_differs && (info->any_evaluation || index_input_image_equal);
 	// A version that cannot fit on the old page cannot be HOT. Only predictable when heap
 	// will not toast it (no external value, below the toast threshold).
-	if (!HeapTupleHasExternal(newtup) && newtup->t_len <= TOAST_TUPLE_THRESHOLD &&
-		MAXALIGN(newtup->t_len) > page_free)
-		worth_deciding = false;
+	f->page_cannot_fit = !HeapTupleHasExternal(newtup) && newtup->t_len <= TOAST_TUPLE_THRESHOLD &&
+						 MAXALIGN(newtup->t_len) > page_free;
 
-	core::UpdateDecision decision;
-	bool decided = false;
-	if (worth_deciding)
+	// With no index input differing as stored, heap's decision is exact (HOT if it fits).
+	if (f->index_input_differs && !f->page_cannot_fit)
 	{
 		EvaluationProbe probe{info, {old_slot, a.slot}};
-		decided = core_decides(info, probe, &decision);
+		f->decided = core_decides(info, probe, &f->decision);
 	}
 	MemoryContextSwitchTo(caller_context);
 
+	instr_time now;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, f->started);
+	f->check_ns = compat_instr_time_ns(now);
+
 	// An invalidation while evaluating may mean a new index: the decision is void.
-	if (!decided || !info->valid || !decision.hot_allowed || decision.stock_would_be_hot)
+	if (!f->decided || !info->valid || !f->decision.hot_allowed || f->decision.stock_would_be_hot)
 		return heap_decides(a);
 
 	HotBlockingOverride override;
 	if (!hot_blocking_override_begin(&override, a.rel))
 		return heap_decides(a);
+	f->override_applied = true;
 	volatile TM_Result result = TM_Ok;
 	PG_TRY();
 	{
@@ -356,6 +373,47 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a)
 	return result;
 }
 
+UpdateOutcome
+outcome_of(const Findings &f, bool hot)
+{
+	const core::UpdateDecision &d = f.decision;
+	if (hot)
+	{
+		if (f.override_applied)
+			return d.used_expressions	? UpdateOutcome::HotByExpression
+				   : d.used_predicates ? UpdateOutcome::HotByPartial
+									   : UpdateOutcome::HotByImage;
+		return f.index_input_reused ? UpdateOutcome::HotByImage : UpdateOutcome::HotStock;
+	}
+	if (f.skipped_by_targets)
+		return UpdateOutcome::NonHotPageFull; // no index input can have changed
+	if (!f.checked)
+		return UpdateOutcome::NonHotOther;
+	if (f.page_cannot_fit || !f.index_input_differs)
+		return UpdateOutcome::NonHotPageFull;
+	if (!f.decided)
+		return UpdateOutcome::NonHotOther;
+	return d.hot_allowed ? UpdateOutcome::NonHotPageFull : UpdateOutcome::NonHotIndexChanged;
+}
+
+void
+count(Relation rel, RelationInfo *info, const UpdateArgs &a, TM_Result result, const Findings &f)
+{
+	if (result != TM_Ok)
+		return;
+	const bool hot = compat_get_update_indexes(a.update_indexes) == IndexUpdate::None;
+	UpdateReport report;
+	report.outcome = outcome_of(f, hot);
+	report.checked = f.checked;
+	report.toast_reused = f.toast_reused;
+	report.blocking_index = InvalidOid;
+	if (!hot && f.decided && !f.decision.hot_allowed && info != nullptr &&
+		f.decision.blocking_index >= 0 && f.decision.blocking_index < info->nindexes)
+		report.blocking_index = info->indexes[f.decision.blocking_index].index_oid;
+	report.check_time_ns = f.check_ns;
+	stats_count(RelationGetRelid(rel), report);
+}
+
 } // namespace
 
 TM_Result
@@ -365,8 +423,16 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 {
 	const UpdateArgs args{rel, otid, slot, cid, snapshot, crosscheck, wait, tmfd, lockmode,
 						  update_indexes};
+	Findings findings;
+	TM_Result result;
+	INSTR_TIME_SET_CURRENT(findings.started);
+
 	if (!settings.enabled)
-		return heap_decides(args);
+	{
+		result = heap_decides(args);
+		count(rel, nullptr, args, result, findings);
+		return result;
+	}
 
 	// Have the relcache compute its index bitmaps now: this may accept invalidations, which
 	// must happen before our entry is validated, not between our decision and heap_update.
@@ -375,19 +441,28 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 
 	RelationInfo *info = relation_info_get(rel);
 	if (info == nullptr || info->nothing_to_gain || info->in_use > 0)
-		return heap_decides(args);
+	{
+		result = heap_decides(args);
+		count(rel, nullptr, args, result, findings);
+		return result;
+	}
 
 	// A statement that cannot change any compared column leaves them all as stored (the
 	// executor copies untouched columns from the old version): heap's decision is exact.
 	Bitmapset *targets = nullptr;
 	if (statement_target_columns(rel, &targets) && !bms_overlap(targets, info->compared_set))
-		return heap_decides(args);
+	{
+		findings.skipped_by_targets = true;
+		result = heap_decides(args);
+		count(rel, info, args, result, findings);
+		return result;
+	}
 
-	volatile TM_Result result = TM_Ok;
+	volatile TM_Result guarded = TM_Ok;
 	info->in_use++;
 	PG_TRY();
 	{
-		result = decide_and_update(info, args);
+		guarded = decide_and_update(info, args, &findings);
 	}
 	PG_FINALLY();
 	{
@@ -402,7 +477,8 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 		info->in_use--;
 	}
 	PG_END_TRY();
-	return result;
+	count(rel, info, args, guarded, findings);
+	return guarded;
 }
 
 } // namespace hotplus

@@ -11,6 +11,7 @@
 #include "glue/relation_info.hpp"
 #include "glue/settings.hpp"
 #include "glue/statement_scope.hpp"
+#include "glue/stats.hpp"
 
 extern "C" {
 PG_MODULE_MAGIC;
@@ -25,5 +26,6 @@ _PG_init(void)
 	hotplus::relation_info_init();
 	hotplus::hot_blocking_override_init();
 	hotplus::statement_scope_init();
+	hotplus::stats_init();
 }
 }

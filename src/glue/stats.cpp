@@ -1,0 +1,429 @@
+#include <initializer_list>
+
+#include "glue/stats.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_type_d.h"
+#include "executor/executor.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+}
+
+namespace hotplus {
+
+namespace {
+
+constexpr int kTableCounters = 10;
+// Order of the counters, as the SQL functions return them.
+enum TableCounter
+{
+	kUpdates,
+	kHotStock,
+	kHotByExpression,
+	kHotByPartial,
+	kHotByImage,
+	kToastReused,
+	kNonHotIndexChanged,
+	kNonHotPageFull,
+	kNonHotOther,
+	kChecksSkipped,
+};
+
+struct StatKey
+{
+	Oid dbid;
+	Oid relid; // a table, or an index
+};
+
+struct TableEntry
+{
+	StatKey key;
+	int64 counters[kTableCounters];
+	int64 check_time_ns;
+};
+
+struct IndexEntry
+{
+	StatKey key;
+	Oid table_relid;
+	int64 blocked_hot;
+};
+
+struct SharedState
+{
+	LWLock *lock;
+	int64 untracked; // counts dropped because the hash tables were full
+};
+
+int max_tracked_tables = 1000;
+
+// Backend-local counts: the store in backend mode, pending counts in shared mode.
+HTAB *local_tables = nullptr;
+HTAB *local_indexes = nullptr;
+bool local_pending = false;
+
+SharedState *shared = nullptr;
+HTAB *shared_tables = nullptr;
+HTAB *shared_indexes = nullptr;
+
+shmem_request_hook_type previous_shmem_request = nullptr;
+shmem_startup_hook_type previous_shmem_startup = nullptr;
+ExecutorEnd_hook_type previous_executor_end = nullptr;
+
+bool
+shared_mode()
+{
+	return shared != nullptr;
+}
+
+HTAB *
+make_local(const char *name, Size entry_size)
+{
+	HASHCTL ctl;
+	ctl.keysize = sizeof(StatKey);
+	ctl.entrysize = entry_size;
+	ctl.hcxt = TopMemoryContext;
+	return hash_create(name, 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+void
+ensure_local()
+{
+	if (local_tables == nullptr)
+	{
+		local_tables = make_local("hotplus table stats", sizeof(TableEntry));
+		local_indexes = make_local("hotplus index stats", sizeof(IndexEntry));
+	}
+}
+
+Size
+shared_size()
+{
+	Size size = MAXALIGN(sizeof(SharedState));
+	size = add_size(size, hash_estimate_size(max_tracked_tables, sizeof(TableEntry)));
+	size = add_size(size, hash_estimate_size(4 * max_tracked_tables, sizeof(IndexEntry)));
+	return size;
+}
+
+void
+shmem_request()
+{
+	if (previous_shmem_request)
+		previous_shmem_request();
+	RequestAddinShmemSpace(shared_size());
+	RequestNamedLWLockTranche("hotplus", 1);
+}
+
+void
+shmem_startup()
+{
+	if (previous_shmem_startup)
+		previous_shmem_startup();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	bool found;
+	shared = static_cast<SharedState *>(ShmemInitStruct("hotplus", sizeof(SharedState), &found));
+	if (!found)
+	{
+		shared->lock = &(GetNamedLWLockTranche("hotplus"))->lock;
+		shared->untracked = 0;
+	}
+	HASHCTL ctl;
+	ctl.keysize = sizeof(StatKey);
+	ctl.entrysize = sizeof(TableEntry);
+	shared_tables = ShmemInitHash("hotplus table stats", max_tracked_tables, max_tracked_tables,
+								  &ctl, HASH_ELEM | HASH_BLOBS);
+	ctl.entrysize = sizeof(IndexEntry);
+	shared_indexes = ShmemInitHash("hotplus index stats", 4 * max_tracked_tables,
+								   4 * max_tracked_tables, &ctl, HASH_ELEM | HASH_BLOBS);
+	LWLockRelease(AddinShmemInitLock);
+}
+
+// Moves the pending local counts into shared memory.
+void
+flush()
+{
+	if (!local_pending || !shared_mode())
+		return;
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	HASH_SEQ_STATUS status;
+	hash_seq_init(&status, local_tables);
+	while (auto *local = static_cast<TableEntry *>(hash_seq_search(&status)))
+	{
+		bool found;
+		auto *entry = static_cast<TableEntry *>(
+			hash_search(shared_tables, &local->key, HASH_ENTER_NULL, &found));
+		if (entry == nullptr)
+		{
+			shared->untracked += local->counters[kUpdates];
+			continue;
+		}
+		if (!found)
+		{
+			memset(entry->counters, 0, sizeof(entry->counters));
+			entry->check_time_ns = 0;
+		}
+		for (int i = 0; i < kTableCounters; i++)
+			entry->counters[i] += local->counters[i];
+		entry->check_time_ns += local->check_time_ns;
+	}
+	hash_seq_init(&status, local_indexes);
+	while (auto *local = static_cast<IndexEntry *>(hash_seq_search(&status)))
+	{
+		bool found;
+		auto *entry = static_cast<IndexEntry *>(
+			hash_search(shared_indexes, &local->key, HASH_ENTER_NULL, &found));
+		if (entry == nullptr)
+			continue;
+		if (!found)
+		{
+			entry->table_relid = local->table_relid;
+			entry->blocked_hot = 0;
+		}
+		entry->blocked_hot += local->blocked_hot;
+	}
+	LWLockRelease(shared->lock);
+
+	// Start over: pending counts are gone once flushed.
+	hash_destroy(local_tables);
+	hash_destroy(local_indexes);
+	local_tables = local_indexes = nullptr;
+	local_pending = false;
+}
+
+void
+executor_end(QueryDesc *query)
+{
+	if (previous_executor_end)
+		previous_executor_end(query);
+	else
+		standard_ExecutorEnd(query);
+	flush();
+}
+
+void
+xact_callback(XactEvent event, void *)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
+		flush();
+}
+
+int
+counter_for(UpdateOutcome outcome)
+{
+	switch (outcome)
+	{
+		case UpdateOutcome::HotStock:
+			return kHotStock;
+		case UpdateOutcome::HotByExpression:
+			return kHotByExpression;
+		case UpdateOutcome::HotByPartial:
+			return kHotByPartial;
+		case UpdateOutcome::HotByImage:
+			return kHotByImage;
+		case UpdateOutcome::NonHotIndexChanged:
+			return kNonHotIndexChanged;
+		case UpdateOutcome::NonHotPageFull:
+			return kNonHotPageFull;
+		case UpdateOutcome::NonHotOther:
+			break;
+	}
+	return kNonHotOther;
+}
+
+} // namespace
+
+void
+stats_init()
+{
+	// PGC_POSTMASTER variables can only be defined while preloading.
+	if (process_shared_preload_libraries_in_progress)
+	{
+		DefineCustomIntVariable(
+			"hotplus.max_tracked_tables",
+			"Tables whose statistics shared memory can hold (with 4x as many indexes).",
+			"Only exists when hotplus is in shared_preload_libraries.", &max_tracked_tables,
+			1000, 10, 1000000, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+
+		previous_shmem_request = shmem_request_hook;
+		shmem_request_hook = shmem_request;
+		previous_shmem_startup = shmem_startup_hook;
+		shmem_startup_hook = shmem_startup;
+		previous_executor_end = ExecutorEnd_hook;
+		ExecutorEnd_hook = executor_end;
+		RegisterXactCallback(xact_callback, nullptr);
+	}
+}
+
+void
+stats_count(Oid relid, const UpdateReport &report)
+{
+	ensure_local();
+	StatKey key{MyDatabaseId, relid};
+	bool found;
+	auto *entry = static_cast<TableEntry *>(hash_search(local_tables, &key, HASH_ENTER, &found));
+	if (!found)
+	{
+		memset(entry->counters, 0, sizeof(entry->counters));
+		entry->check_time_ns = 0;
+	}
+	entry->counters[kUpdates]++;
+	entry->counters[counter_for(report.outcome)]++;
+	entry->counters[kToastReused] += report.toast_reused;
+	if (!report.checked)
+		entry->counters[kChecksSkipped]++;
+	entry->check_time_ns += report.check_time_ns;
+
+	if (OidIsValid(report.blocking_index))
+	{
+		StatKey ikey{MyDatabaseId, report.blocking_index};
+		auto *ientry = static_cast<IndexEntry *>(hash_search(local_indexes, &ikey, HASH_ENTER, &found));
+		if (!found)
+		{
+			ientry->table_relid = relid;
+			ientry->blocked_hot = 0;
+		}
+		ientry->blocked_hot++;
+	}
+	local_pending = true;
+}
+
+} // namespace hotplus
+
+// ---------------------------------------------------------------------------------------
+// SQL-callable functions (hotplus--1.0.sql).
+
+namespace {
+
+void
+return_tables(ReturnSetInfo *rsinfo, HTAB *tables, bool shared)
+{
+	using namespace hotplus;
+	if (tables == nullptr)
+		return;
+	HASH_SEQ_STATUS status;
+	hash_seq_init(&status, tables);
+	while (auto *entry = static_cast<TableEntry *>(hash_seq_search(&status)))
+	{
+		if (entry->key.dbid != MyDatabaseId)
+			continue;
+		Datum values[kTableCounters + 3];
+		bool nulls[kTableCounters + 3] = {};
+		values[0] = ObjectIdGetDatum(entry->key.relid);
+		values[1] = CStringGetTextDatum(shared ? "shared" : "backend");
+		for (int i = 0; i < kTableCounters; i++)
+			values[2 + i] = Int64GetDatum(entry->counters[i]);
+		values[2 + kTableCounters] = Float8GetDatum(entry->check_time_ns / 1e6);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+void
+return_indexes(ReturnSetInfo *rsinfo, HTAB *indexes, bool shared)
+{
+	using namespace hotplus;
+	if (indexes == nullptr)
+		return;
+	HASH_SEQ_STATUS status;
+	hash_seq_init(&status, indexes);
+	while (auto *entry = static_cast<IndexEntry *>(hash_seq_search(&status)))
+	{
+		if (entry->key.dbid != MyDatabaseId)
+			continue;
+		Datum values[4];
+		bool nulls[4] = {};
+		values[0] = ObjectIdGetDatum(entry->key.relid);
+		values[1] = ObjectIdGetDatum(entry->table_relid);
+		values[2] = CStringGetTextDatum(shared ? "shared" : "backend");
+		values[3] = Int64GetDatum(entry->blocked_hot);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+} // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(hotplus_stat_tables_internal);
+Datum
+hotplus_stat_tables_internal(PG_FUNCTION_ARGS)
+{
+	using namespace hotplus;
+	InitMaterializedSRF(fcinfo, 0);
+	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+	if (shared_mode())
+	{
+		flush(); // this backend's own pending counts first
+		LWLockAcquire(shared->lock, LW_SHARED);
+		return_tables(rsinfo, shared_tables, true);
+		LWLockRelease(shared->lock);
+	}
+	else
+		return_tables(rsinfo, local_tables, false);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(hotplus_stat_indexes_internal);
+Datum
+hotplus_stat_indexes_internal(PG_FUNCTION_ARGS)
+{
+	using namespace hotplus;
+	InitMaterializedSRF(fcinfo, 0);
+	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+	if (shared_mode())
+	{
+		flush();
+		LWLockAcquire(shared->lock, LW_SHARED);
+		return_indexes(rsinfo, shared_indexes, true);
+		LWLockRelease(shared->lock);
+	}
+	else
+		return_indexes(rsinfo, local_indexes, false);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(hotplus_stat_reset);
+Datum
+hotplus_stat_reset(PG_FUNCTION_ARGS)
+{
+	using namespace hotplus;
+	if (local_tables != nullptr)
+	{
+		hash_destroy(local_tables);
+		hash_destroy(local_indexes);
+		local_tables = local_indexes = nullptr;
+	}
+	local_pending = false;
+	if (shared_mode())
+	{
+		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+		for (HTAB *table : {shared_tables, shared_indexes})
+		{
+			HASH_SEQ_STATUS status;
+			hash_seq_init(&status, table);
+			while (auto *entry = static_cast<StatKey *>(hash_seq_search(&status)))
+				if (entry->dbid == MyDatabaseId)
+					hash_search(table, entry, HASH_REMOVE, nullptr);
+		}
+		LWLockRelease(shared->lock);
+	}
+	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(hotplus_stat_mode);
+Datum
+hotplus_stat_mode(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(hotplus::shared_mode() ? "shared" : "backend"));
+}
+}

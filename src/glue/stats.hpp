@@ -1,0 +1,41 @@
+// Why updates were or were not HOT: counters per hotheap table and per index.
+//
+// Two modes:
+//  - backend (default): each backend counts in its own memory; the views show the calling
+//    backend's counts only.
+//  - shared (hotplus in shared_preload_libraries): backends count locally and flush into a
+//    bounded shared hash table (hotplus.max_tracked_tables tables, 4x as many indexes) at
+//    the end of each statement and transaction; the views show cluster-wide counts of the
+//    current database. Relations beyond the bound are not tracked (counted in `untracked`).
+// Counting is a few additions on the update path; flushing takes one lock per statement.
+#pragma once
+
+#include "glue/pg.hpp"
+
+namespace hotplus {
+
+// How one update turned out, and why. Exactly one outcome per update.
+enum class UpdateOutcome
+{
+	HotStock,			// HOT, and stock heap would have made it HOT too
+	HotByExpression,	// HOT thanks to evaluating an index expression
+	HotByPartial,		// HOT thanks to a partial index predicate
+	HotByImage,			// HOT thanks to image equality / TOAST datum reuse of an index input
+	NonHotIndexChanged, // some index really changed
+	NonHotPageFull,		// no index changed, but the new version did not fit on the page
+	NonHotOther,		// heap decided alone (nothing to gain, disabled, declined)
+};
+
+struct UpdateReport
+{
+	UpdateOutcome outcome;
+	bool checked;			// hotplus read the old version and compared columns
+	int toast_reused;		// datums stored again instead of re-toasted
+	Oid blocking_index;		// the index found changed, if known
+	int64 check_time_ns;	// time spent deciding (checked updates)
+};
+
+void stats_init();		   // _PG_init: GUCs and, when preloading, shared memory hooks
+void stats_count(Oid relid, const UpdateReport &report);
+
+} // namespace hotplus
