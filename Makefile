@@ -54,3 +54,8 @@ clean: clean-unit
 .PHONY: clean-unit
 clean-unit:
 	rm -f test/unit/unit_tests
+
+# Benchmark suite: heap vs hotheap (bench/README.md). make bench BENCH_ARGS=--quick|--full
+.PHONY: bench
+bench:
+	bash bench/run.sh $(BENCH_ARGS)

@@ -1,0 +1,445 @@
+"""Renders bench/results/report.md and the charts from raw.csv and meta.json.
+
+Every number in the report is computed here from raw.csv, which holds every run; nothing is
+dropped. Ratios are hotheap / heap of the medians over the rounds ("ratio of medians"); the
+per-round ratios (each hotheap run over the heap run of the same round, run next to it) are
+shown beside them as a check on the spread.
+"""
+import csv
+import json
+import os
+import statistics
+
+import matplotlib
+
+matplotlib.use('Agg')
+import matplotlib.pyplot as plt  # noqa: E402
+
+from bench import W1_CASES  # noqa: E402
+
+# (workload, case, numerator variant, denominator variant, label, target ratio, kind)
+# kind '>=': the ratio must be at least the target.
+TPS_TARGETS = [
+    ('w2', 'small', 'hotheap', 'heap', 'W2 small docs: hotheap / heap', 2.2),
+    ('w2', 'small', 'hotheap', 'limit', 'W2 small docs: hotheap / limit (heap, PK only)', 0.93),
+    ('w2', 'large', 'hotheap', 'heap', 'W2 large docs: hotheap / heap', 1.5),
+    ('w2', 'large', 'hotheap', 'limit', 'W2 large docs: hotheap / limit (heap, PK only)', 0.90),
+    ('w3', 'small', 'hotheap', 'heap', 'W3 worst case, small docs: hotheap / heap', 0.97),
+    ('w3', 'large', 'hotheap', 'heap', 'W3 worst case, large docs: hotheap / heap', 0.97),
+    ('w4', None, 'hotheap', 'heap', 'W4 pgbench TPC-B-like: hotheap / heap', 0.98),
+    ('w5', None, 'hot', 'nonhot', 'W5 heap: HOT / non-HOT (upper bound, no target)', None),
+]
+
+
+def load(out):
+    with open(os.path.join(out, 'raw.csv')) as f:
+        rows = list(csv.DictReader(f))
+    with open(os.path.join(out, 'meta.json')) as f:
+        meta = json.load(f)
+    return rows, meta
+
+
+def sel(rows, workload, case=None, variant=None):
+    return [r for r in rows if r['workload'] == workload
+            and (case is None or r['case'] == case)
+            and (variant is None or r['variant'] == variant)]
+
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def values(rs):
+    return [float(r['value']) for r in rs]
+
+
+def paired_ratios(num, den, field='value'):
+    """Per-round ratios: the runs of one round were made next to each other."""
+    d = {r['round']: float(r[field]) for r in den}
+    return [float(r[field]) / d[r['round']] for r in num if r['round'] in d and d[r['round']]]
+
+
+def hot_share(rs):
+    upd = sum(int(r['upd'] or 0) for r in rs)
+    hot = sum(int(r['hot_upd'] or 0) for r in rs)
+    return 100.0 * hot / upd if upd else None
+
+
+def per_op(rs, field):
+    return med([int(r[field]) / int(r['ops']) for r in rs if r[field] != '' and int(r['ops'] or 0)])
+
+
+def growth(rs, kind):
+    return med([int(r[f'{kind}_bytes_after']) - int(r[f'{kind}_bytes_before']) for r in rs
+                if r[f'{kind}_bytes_after'] != ''])
+
+
+def growth_per_ktxn(rs, kind):
+    return med([1000.0 * (int(r[f'{kind}_bytes_after']) - int(r[f'{kind}_bytes_before'])) /
+                int(r['ops']) for r in rs if int(r['ops'] or 0)])
+
+
+def cpu_per_txn(rs):
+    """Median server CPU per transaction (us): CPU of the backends that exited during the run."""
+    return med([1000.0 * float(r['cpu_ms']) / int(r['ops']) for r in rs
+                if r.get('cpu_ms') not in (None, '') and int(r['ops'] or 0)])
+
+
+def fmt_bytes(b):
+    if b is None:
+        return 'n/a'
+    sign = '-' if b < 0 else ('+' if b > 0 else '')
+    b = abs(b)
+    for unit, div in (('GB', 1 << 30), ('MB', 1 << 20), ('kB', 1 << 10)):
+        if b >= div:
+            return f'{sign}{b / div:.1f} {unit}'
+    return f'{sign}{b:.0f} B'
+
+
+def pct(x):
+    return 'n/a' if x is None else f'{x:+.1f}%'
+
+
+def share(x):
+    return 'n/a' if x is None else f'{x:.0f}%'
+
+
+# ---------------------------------------------------------------------------------------
+def w1_results(rows):
+    out = []
+    for key, label, data, index, setc, rows_key, v43, target in W1_CASES:
+        heap = sel(rows, 'w1', key, 'heap')
+        hot = sel(rows, 'w1', key, 'hotheap')
+        if not heap or not hot:
+            continue
+        mh, mx = med(values(heap)), med(values(hot))
+        ratio = mx / mh
+        pr = paired_ratios(hot, heap)
+        change = (ratio - 1) * 100
+        ch, cx = med([float(r['cpu_ms']) for r in heap]), med([float(r['cpu_ms']) for r in hot])
+        out.append(dict(heap_cpu=ch, hot_cpu=cx, cpu_change=(cx / ch - 1) * 100,
+                        paired_cpu=[(p - 1) * 100 for p in paired_ratios(hot, heap, 'cpu_ms')],key=key, label=label, setc=setc, method=index, data=data,
+                        rows=int(heap[0]['ops']), n=(len(heap), len(hot)),
+                        heap_ms=mh, hot_ms=mx, change=change, v43=v43, target=target,
+                        ok=change <= target, paired=[(p - 1) * 100 for p in pr],
+                        hot_share=(hot_share(heap), hot_share(hot)),
+                        wal=(per_op(heap, 'wal_bytes'), per_op(hot, 'wal_bytes')),
+                        toast=(growth(heap, 'toast'), growth(hot, 'toast')),
+                        idx=(growth(heap, 'index'), growth(hot, 'index'))))
+    return out
+
+
+def tps_results(rows):
+    out = []
+    for w, case, num, den, label, target in TPS_TARGETS:
+        cases = [case] if case else sorted({r['case'] for r in sel(rows, w)})
+        for c in cases:
+            n, d = sel(rows, w, c, num), sel(rows, w, c, den)
+            if not n or not d:
+                continue
+            mn, md = med(values(n)), med(values(d))
+            ratio = mn / md
+            cn, cd = cpu_per_txn(n), cpu_per_txn(d)
+            out.append(dict(w=w, case=c, num=num, den=den, label=label, target=target,
+                            cpu_num=cn, cpu_den=cd, cpu_ratio=cn / cd if cn and cd else None,
+                            num_tps=mn, den_tps=md, ratio=ratio,
+                            paired=paired_ratios(n, d), n=(len(n), len(d)),
+                            ok=None if target is None else ratio >= target))
+    return out
+
+
+def variant_table(rows, w, case):
+    lines = ['| table | runs | median TPS | server CPU / txn | HOT share | WAL / txn | '
+             'index growth / run | index growth / 1k txn | heap growth / run |',
+             '|---|---|---|---|---|---|---|---|---|']
+    variants = []
+    for r in sel(rows, w, case):
+        if r['variant'] not in variants:
+            variants.append(r['variant'])
+    for v in sorted(variants):
+        rs = sel(rows, w, case, v)
+        c = cpu_per_txn(rs)
+        lines.append(f"| {v} | {len(rs)} | {med(values(rs)):.0f} | "
+                     f"{'n/a' if c is None else f'{c:.0f} us'} | {share(hot_share(rs))} | "
+                     f"{per_op(rs, 'wal_bytes'):.0f} B | {fmt_bytes(growth(rs, 'index'))} | "
+                     f"{fmt_bytes(growth_per_ktxn(rs, 'index'))} | {fmt_bytes(growth(rs, 'table'))} |")
+    return lines
+
+
+def runs_line(rs):
+    return ', '.join(f"{float(r['value']):.0f}" for r in sorted(rs, key=lambda r: int(r['round'])))
+
+
+def verdict(ok):
+    return 'n/a' if ok is None else ('**PASS**' if ok else '**MISS**')
+
+
+# ---------------------------------------------------------------------------------------
+def chart_w1(res, path):
+    fig, ax = plt.subplots(figsize=(10, 0.55 * len(res) + 1.8))
+    ys = list(range(len(res)))[::-1]
+    for y, r in zip(ys, res):
+        color = '#2e7d32' if r['ok'] else '#c62828'
+        ax.barh(y, r['change'], color=color, alpha=0.75, height=0.6)
+        ax.scatter(r['paired'], [y] * len(r['paired']), color='black', s=10, zorder=3,
+                   label='per-round ratio' if y == ys[0] else None)
+        ax.plot([r['target']] * 2, [y - 0.38, y + 0.38], color='#1565c0', lw=2.5, zorder=4,
+                label='target' if y == ys[0] else None)
+        ax.scatter([r['v43']], [y], marker='x', color='grey', s=30, zorder=4,
+                   label='v43 vs master' if y == ys[0] else None)
+    ax.axvline(0, color='black', lw=0.8)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([r['label'] for r in res], fontsize=8)
+    ax.set_xlabel('hotheap vs heap, change of median UPDATE time (%)  -- lower is better')
+    ax.set_title('Workload 1: one UPDATE over every row (green: target met, red: missed)')
+    ax.legend(fontsize=7, loc='lower right')
+    ax.grid(axis='x', alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def chart_tps(res, path):
+    fig, ax = plt.subplots(figsize=(10, 0.55 * len(res) + 1.8))
+    ys = list(range(len(res)))[::-1]
+    for y, r in zip(ys, res):
+        color = '#757575' if r['ok'] is None else ('#2e7d32' if r['ok'] else '#c62828')
+        ax.barh(y, r['ratio'], color=color, alpha=0.75, height=0.6)
+        ax.scatter(r['paired'], [y] * len(r['paired']), color='black', s=10, zorder=3,
+                   label='per-round ratio' if y == ys[0] else None)
+        if r['target'] is not None:
+            ax.plot([r['target']] * 2, [y - 0.38, y + 0.38], color='#1565c0', lw=2.5, zorder=4,
+                    label='target (minimum)' if y == ys[0] else None)
+        ax.text(max([r['ratio']] + r['paired']) + 0.04, y, f"{r['ratio']:.2f}x", va='center',
+                fontsize=8)
+    ax.axvline(1, color='black', lw=0.8)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([r['label'] for r in res], fontsize=8)
+    ax.set_xlabel('TPS ratio of medians  -- higher is better')
+    ax.set_title('Workloads 2-5: pgbench, 2 clients (green: target met, red: missed, grey: no target)')
+    ax.legend(fontsize=7, loc='lower right')
+    ax.grid(axis='x', alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------
+def render(out):
+    rows, meta = load(out)
+    p = meta['params']
+    w1 = w1_results(rows)
+    tps = tps_results(rows)
+    L = []
+    L.append('# hotplus benchmark report')
+    L.append('')
+    L.append('heap vs hotheap, side by side on one throwaway cluster, interleaved, '
+             f"{p['rounds']} rounds. Ratios are hotheap / heap of the medians; no absolute-time "
+             'claims (a shared 2-core VM).')
+    L.append('')
+    L.append(f"- command: `{meta['command']}` (mode `{meta['mode']}`)")
+    L.append(f"- date: {meta['date']}; total {meta['total_seconds'] // 60} min "
+             f"{meta['total_seconds'] % 60} s ({', '.join(f'{k} {v} s' for k, v in meta['phase_seconds'].items())})")
+    dirty = meta.get('dirty') or []
+    L.append(f"- git commit: `{meta['commit']}`" +
+             (f" **plus uncommitted changes** in the build inputs (other work in progress in the "
+              f"tree when the library was built): {', '.join('`' + d.strip() + '`' for d in dirty)}"
+              if dirty else ' (clean build inputs)'))
+    libs = sorted({r['lib_sha256'] for r in rows})
+    L.append(f"- installed hotplus.so (sha256 prefix): {', '.join(libs)}" +
+             (' -- **the library was reinstalled during the run** (other engineers share this '
+              'machine); the `lib_sha256` column of raw.csv says which build each run used'
+              if len(libs) > 1 else ' (the same for every run)'))
+    L.append(f"- server: {meta['server_version']}")
+    L.append(f"- machine: {meta['nproc']} cores, {meta['cpu']}")
+    L.append('- cluster settings (pg_virtualenv -o ...; the rest are defaults): ' +
+             ', '.join(f'`{k}={v}`' for k, v in meta['settings'].items() if k != 'data_directory'))
+    L.append(f"- mode parameters: " + ', '.join(f'{k}={v}' for k, v in p.items()))
+    L.append('')
+
+    # -- summary
+    L.append('## Targets')
+    L.append('')
+    L.append('| workload | case | target | measured (ratio of medians) | per-round ratios (median; min..max) | result |')
+    L.append('|---|---|---|---|---|---|')
+    for r in w1:
+        pr = r['paired']
+        L.append(f"| 1 | {r['label']} | <= {r['target']:+.0f}% | {pct(r['change'])} | "
+                 f"{pct(med(pr))}; {pct(min(pr))}..{pct(max(pr))} | {verdict(r['ok'])} |")
+    for r in tps:
+        pr = r['paired']
+        tgt = 'none (reported)' if r['target'] is None else f">= {r['target']:.2f}x"
+        case = r['case']
+        L.append(f"| {r['w'][1]} | {r['label']} ({case}) | {tgt} | {r['ratio']:.3f}x | "
+                 f"{med(pr):.3f}x; {min(pr):.3f}..{max(pr):.3f} | {verdict(r['ok'])} |")
+    n_pass = sum(1 for r in w1 if r['ok']) + sum(1 for r in tps if r['ok'])
+    n_miss = sum(1 for r in w1 if not r['ok']) + sum(1 for r in tps if r['ok'] is False)
+    L.append('')
+    L.append(f'{n_pass} targets met, {n_miss} missed. PASS/MISS is decided on the ratio of '
+             'medians; the per-round ratios show how much one round can differ.')
+    L.append('')
+    L.append('![workload 1](w1_detoast.png)')
+    L.append('')
+    L.append('![workloads 2-5](w2_5_tps.png)')
+    L.append('')
+
+    # -- workload 1
+    L.append('## Workload 1: the v43 detoasting table')
+    L.append('')
+    L.append("One `UPDATE t SET ...` over every row of a fresh table (fillfactor 50, autovacuum off "
+             "for the table), timed from the client around the statement inside its transaction; "
+             "`VACUUM ANALYZE` and `CHECKPOINT` before each timed UPDATE, the table dropped after "
+             "it. Every run builds its table anew by copying the same source rows, so heap and "
+             "hotheap update identical data. Index on the value column itself (`CREATE INDEX ... "
+             "USING btree|hash|spgist (v)`); the controls have `PRIMARY KEY (id)` and a btree on a "
+             "short text column `s`, plus an unindexed `n int` and the 3000-byte compressed `v`.")
+    L.append('')
+    L.append('| case | rows | SET | heap ms (median) | hotheap ms (median) | hotheap vs heap | '
+             'v43 vs master | target | result | backend CPU ms heap / hotheap (median) | CPU change |')
+    L.append('|---|---|---|---|---|---|---|---|---|---|---|')
+    for r in w1:
+        setc = r['setc'].replace('|', '\\|')
+        L.append(f"| {r['label']} | {r['rows']} | `{setc}` | {r['heap_ms']:.1f} | "
+                 f"{r['hot_ms']:.1f} | {pct(r['change'])} | {r['v43']:+.1f}% | "
+                 f"<= {r['target']:+.0f}% | {verdict(r['ok'])} | {r['heap_cpu']:.1f} / "
+                 f"{r['hot_cpu']:.1f} | {pct(r['cpu_change'])} |")
+    L.append('')
+    L.append('Times are wall-clock from the client (what the targets are judged on). The backend CPU '
+             'time (`/proc/PID/schedstat` of the backend around the statement) is shown as a '
+             'cross-check that is less sensitive to other processes competing for the 2 cores; it '
+             'excludes waiting and the WAL writer\'s work.')
+    L.append('')
+    L.append('Side effects (medians per run; heap / hotheap):')
+    L.append('')
+    L.append('| case | HOT share | WAL bytes / row | TOAST table growth | index growth (all indexes) |')
+    L.append('|---|---|---|---|---|')
+    for r in w1:
+        L.append(f"| {r['label']} | {share(r['hot_share'][0])} / {share(r['hot_share'][1])} | "
+                 f"{r['wal'][0]:.0f} / {r['wal'][1]:.0f} | {fmt_bytes(r['toast'][0])} / "
+                 f"{fmt_bytes(r['toast'][1])} | {fmt_bytes(r['idx'][0])} / {fmt_bytes(r['idx'][1])} |")
+    L.append('')
+    L.append('Individual runs (ms, by round; heap | hotheap):')
+    L.append('')
+    for r in w1:
+        L.append(f"- {r['label']}: {runs_line(sel(rows, 'w1', r['key'], 'heap'))} | "
+                 f"{runs_line(sel(rows, 'w1', r['key'], 'hotheap'))}")
+    L.append('')
+    checks = meta.get('w1_checks', {})
+    if checks:
+        L.append('How the values are stored (checked on the first table of each case: '
+                 '`pg_column_compression(v)`, rows, average `pg_column_size(v)`, average length; '
+                 'before the UPDATE -> after it):')
+        L.append('')
+        L.append('| case | heap | hotheap |')
+        L.append('|---|---|---|')
+        for r in w1:
+            cells = []
+            for am in ('heap', 'hotheap'):
+                c = checks.get(f"{r['key']}|{am}", {})
+                fmt = lambda vs: '; '.join(f'{a} x{b}: {c_} B stored, {d} chars' for a, b, c_, d in vs)
+                cells.append(f"{fmt(c.get('values', []))} -> {fmt(c.get('after', []))}")
+            L.append(f"| {r['label']} | {cells[0]} | {cells[1]} |")
+        L.append('')
+        L.append('`none` with a stored size equal to the length means uncompressed; the out-of-line '
+                 'cases are STORAGE EXTERNAL and larger than the 2 kB TOAST threshold, so they are '
+                 'in the TOAST table (see its growth above).')
+        L.append('')
+
+    # -- workloads 2-5
+    L.append('## Workloads 2-5: pgbench')
+    L.append('')
+    L.append(f"`pgbench -n -M prepared -c {2} -j {2} -T {p['duration']}` per run; before each run "
+             "`VACUUM` of the run's tables and `CHECKPOINT` (untimed). Autovacuum is on with default "
+             "settings. HOT share and updates come from `pg_stat_user_tables` deltas, WAL from "
+             "`pg_current_wal_insert_lsn()` deltas divided by the transactions pgbench processed, "
+             "sizes from `pg_indexes_size()` / `pg_relation_size()` before and after each run.")
+    L.append('')
+    L.append('| comparison | numerator median TPS | denominator median TPS | ratio of medians | '
+             'per-round ratios | target | result | server CPU / txn, numerator / denominator |')
+    L.append('|---|---|---|---|---|---|---|---|')
+    for r in tps:
+        tgt = 'none' if r['target'] is None else f">= {r['target']:.2f}x"
+        L.append(f"| {r['label']} ({r['case']}) | {r['num']}: {r['num_tps']:.0f} | {r['den']}: "
+                 f"{r['den_tps']:.0f} | {r['ratio']:.3f}x | "
+                 f"{', '.join(f'{x:.2f}' for x in r['paired'])} | {tgt} | {verdict(r['ok'])} | "
+                 + ('n/a |' if r['cpu_ratio'] is None else
+                    f"{r['cpu_ratio']:.2f}x ({r['cpu_num']:.0f} / {r['cpu_den']:.0f} us) |"))
+    L.append('')
+    L.append('Server CPU per transaction: the CPU time (user + system) of the server processes that '
+             'exited during the run, i.e. pgbench\'s two backends (plus any autovacuum worker that '
+             'finished meanwhile), from the postmaster\'s `cutime + cstime`, divided by the '
+             'transactions processed. It does not depend on how long the backends waited for a CPU, '
+             'so it is a cross-check of the TPS ratios when other work shares the machine.')
+    L.append('')
+    descr = {
+        'w2': ('Workload 2: JSONB documents, UPDATE of a field no index covers',
+               "`UPDATE docs SET doc = jsonb_set(doc, '{counter}', to_jsonb((doc->>'counter')::int + 1)) "
+               "WHERE id = :id` (random id). Tables: `heap` and `hotheap` with a primary key and 20 "
+               "expression indexes `((doc->>'f1'))` .. `((doc->>'f20'))`; `limit` = heap with the "
+               "primary key only (what HOT could give at most)."),
+        'w3': ('Workload 3: worst case, every UPDATE changes an indexed field',
+               "`UPDATE docs SET doc = jsonb_set(doc, '{f20}', to_jsonb('r' || :r)) WHERE id = :id` "
+               "(random id and value): non-HOT in both, and for hotheap the worst case, since "
+               "`(doc->>'f20')` is the index created last, so hotplus evaluates the 19 other "
+               "expressions on the old and new document before it finds the changed one. Same "
+               "tables as workload 2, after it."),
+        'w4': ('Workload 4: nothing to gain, pgbench TPC-B-like',
+               f"`pgbench -i -s {p['tpcb_scale']}` into two databases, the second with "
+               "`PGOPTIONS='-c default_table_access_method=hotheap'` (all four pgbench tables "
+               "hotheap), then the builtin `tpcb-like` script; `pgbench_history` truncated before "
+               "each run. Counts are over accounts, tellers and branches (3 updates per txn)."),
+        'w5': ('Workload 5: the HOT vs non-HOT gap on heap',
+               f"`t0(id int primary key, n1 int, n2 int)` with an index on `(id, n1)`, "
+               f"{p['t0_rows']} rows, fillfactor 90; `UPDATE t0 SET n1 = random() * 100 WHERE id = "
+               ":id` (non-HOT) vs the same on `n2` (HOT). The ratio is the most that making an "
+               "update HOT buys on this machine for a narrow row with two small indexes."),
+    }
+    for w in ('w2', 'w3', 'w4', 'w5'):
+        if not sel(rows, w):
+            continue
+        title, text = descr[w]
+        L.append(f'### {title}')
+        L.append('')
+        L.append(text)
+        L.append('')
+        for case in sorted({r['case'] for r in sel(rows, w)}, reverse=True):
+            L.append(f'**{case}**' if w in ('w2', 'w3') else f'*{case}*')
+            L.append('')
+            L += variant_table(rows, w, case)
+            L.append('')
+            for v in sorted({r['variant'] for r in sel(rows, w, case)}):
+                L.append(f"- {v} TPS by round: {runs_line(sel(rows, w, case, v))}")
+            L.append('')
+    dc = meta.get('docs_checks')
+    if dc:
+        L.append('Document tables as built (`pg_column_compression(doc)` x rows: average stored '
+                 'size -> average uncompressed size):')
+        L.append('')
+        L.append('| table | AM | indexes | documents | heap | TOAST | indexes size |')
+        L.append('|---|---|---|---|---|---|---|')
+        for t, c in dc.items():
+            vals = '; '.join(f'{a} x{b}: {c_} B -> {d} B' for a, b, c_, d in c['values'])
+            L.append(f"| {t} | {c['am']} | {c['indexes']} | {vals} | {fmt_bytes(c['table_bytes'])} | "
+                     f"{fmt_bytes(c['toast_bytes'])} | {fmt_bytes(c['index_bytes'])} |")
+        L.append('')
+    tc = meta.get('tpcb_checks')
+    if tc:
+        L.append('pgbench tables\' access methods: ' + '; '.join(
+            f"{db}: " + ', '.join(f'{t}={am}' for t, am in v) for db, v in tc.items()))
+        L.append('')
+
+    L.append('## Files')
+    L.append('')
+    L.append('- `raw.csv`: every run (workload, case, variant, round, position in the round, '
+             'value in ms or TPS, rows/transactions, updates and HOT updates, WAL bytes, index / '
+             'TOAST / table sizes before and after, hotplus.so hash, start time).')
+    L.append('- `meta.json`: settings, parameters, storage checks.')
+    L.append('- `w1_detoast.png`, `w2_5_tps.png`: the charts above.')
+    L.append('')
+    with open(os.path.join(out, 'report.md'), 'w') as f:
+        f.write('\n'.join(L))
+    if w1:
+        chart_w1(w1, os.path.join(out, 'w1_detoast.png'))
+    if tps:
+        chart_tps(tps, os.path.join(out, 'w2_5_tps.png'))

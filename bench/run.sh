@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The hotplus benchmark suite, as root on Debian 12:
+#
+#   bash bench/run.sh [--quick|--full]      (or: make bench BENCH_ARGS=--quick)
+#
+# Installs what it needs from Debian's packages, builds and installs hotplus, starts a
+# throwaway PostgreSQL 15 cluster (pg_virtualenv) and runs bench/bench.py in it, which
+# writes bench/results/report.md, raw.csv, meta.json and the PNG charts.
+# Default mode: < 20 minutes on a 2-core machine; --quick: a few minutes; --full: v43's sizes.
+# Extra options after the mode go to bench.py (see bench/bench.py --help), e.g. --rounds 3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=default
+args=()
+for a in "$@"; do
+	case "$a" in
+	--quick) mode=quick ;;
+	--full) mode=full ;;
+	--default) mode=default ;;
+	*) args+=("$a") ;;
+	esac
+done
+
+# Build and server dependencies (the project's own list), then the benchmark's own.
+bash scripts/install-deps.sh
+extra=(python3 python3-psycopg2 python3-matplotlib postgresql-client-15 postgresql-15)
+missing=()
+for p in "${extra[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "bench: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+make -s
+make -s install
+
+# Debian's python3 (the one python3-psycopg2 and python3-matplotlib are installed for), not
+# whatever python3 comes first in PATH.
+PY=/usr/bin/python3
+export BENCH_COMMAND="bash bench/run.sh $*"
+export MPLBACKEND=Agg
+# The cluster: a temporary data directory; settings as documented in the report.
+exec pg_virtualenv -t -v 15 \
+	-o 'shared_buffers=1GB' \
+	-o 'max_wal_size=4GB' \
+	-o 'checkpoint_timeout=30min' \
+	-o 'synchronous_commit=off' \
+	-o 'fsync=off' \
+	-o 'full_page_writes=off' \
+	"$PY" bench/bench.py --mode "$mode" ${args[@]+"${args[@]}"}
