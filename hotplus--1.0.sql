@@ -87,3 +87,24 @@ COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
   'per hotheap table: how many updates were HOT and why, how many were not and why';
 COMMENT ON VIEW @extschema@.hotplus_stat_indexes IS
   'per index: how many updates it kept from being HOT';
+
+-- ---------------------------------------------------------------------------------------
+-- Zero-rewrite conversion: switch a table (or every partition of a partitioned table)
+-- between heap and hotheap by changing only the catalog. The caller must own the tables.
+-- Returns the number of tables switched. Takes ACCESS EXCLUSIVE locks held until the
+-- end of the transaction: run it in a short transaction of its own.
+
+CREATE FUNCTION @extschema@.hotplus_convert(rel pg_catalog.regclass)
+RETURNS pg_catalog.int4
+AS 'MODULE_PATHNAME', 'hotplus_convert'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+CREATE FUNCTION @extschema@.hotplus_revert(rel pg_catalog.regclass)
+RETURNS pg_catalog.int4
+AS 'MODULE_PATHNAME', 'hotplus_revert'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION @extschema@.hotplus_convert(pg_catalog.regclass) IS
+  'switch a heap table (or all partitions) to hotheap without rewriting it';
+COMMENT ON FUNCTION @extschema@.hotplus_revert(pg_catalog.regclass) IS
+  'switch a hotheap table (or all partitions) back to heap without rewriting it';

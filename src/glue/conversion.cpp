@@ -1,0 +1,142 @@
+// Zero-rewrite conversion between heap and hotheap: hotplus_convert() / hotplus_revert().
+//
+// hotheap is heap on disk and in WAL, so switching a table's access method only has to
+// change pg_class.relam and the access method dependency; ALTER TABLE ... SET ACCESS METHOD
+// would rewrite the whole table. Invariants:
+//  - only plain tables (relkind 'r') whose access method is heap or hotheap are switched;
+//    a partitioned table switches all its plain-table partitions (foreign partitions are
+//    skipped with a NOTICE);
+//  - the caller must own each table; system catalogs and other sessions' temporary tables
+//    are refused;
+//  - each table is switched under ACCESS EXCLUSIVE lock, which its transaction holds until
+//    it ends: no backend can be inside the table's access method during the switch, and
+//    every backend sees the new method at its next lock on the table (relcache
+//    invalidation from the pg_class update);
+//  - the dependency record is changed exactly like ALTER TABLE SET ACCESS METHOD does
+//    (changeDependencyFor), so DROP EXTENSION stays blocked by converted tables;
+//  - the relfilenode, the data, the indexes and the TOAST table are untouched.
+#include "glue/pg.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/catalog.h"
+#include "catalog/dependency.h"
+#include "catalog/indexing.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "commands/defrem.h"
+#include "commands/tablecmds.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+}
+
+namespace {
+
+// Switches one locked plain table; returns whether it changed.
+bool
+switch_table(Oid relid, Oid from_am, Oid to_am, const char *function)
+{
+	Relation rel = table_open(relid, NoLock); // locked by the caller
+	const char *name = RelationGetRelationName(rel);
+
+	if (RELATION_IS_OTHER_TEMP(rel))
+		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						errmsg("cannot convert temporary tables of other sessions")));
+	if (IsSystemRelation(rel))
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						errmsg("permission denied: \"%s\" is a system catalog", name)));
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(rel->rd_rel->relkind), name);
+
+	Oid current = rel->rd_rel->relam;
+	if (current == to_am)
+	{
+		ereport(NOTICE, (errmsg("table \"%s\" already uses access method \"%s\", skipping", name,
+								get_am_name(to_am))));
+		table_close(rel, NoLock);
+		return false;
+	}
+	if (current != from_am)
+		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						errmsg("table \"%s\" uses access method \"%s\"", name, get_am_name(current)),
+						errdetail("%s() only switches tables between heap and hotheap.", function)));
+	CheckTableNotInUse(rel, function);
+	table_close(rel, NoLock);
+
+	Relation pg_class = table_open(RelationRelationId, RowExclusiveLock);
+	HeapTuple tuple = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relam = to_am;
+	CatalogTupleUpdate(pg_class, &tuple->t_self, tuple);
+	heap_freetuple(tuple);
+	table_close(pg_class, RowExclusiveLock);
+
+	if (changeDependencyFor(RelationRelationId, relid, AccessMethodRelationId, from_am, to_am) != 1)
+		elog(ERROR, "failed to change access method dependency for relation \"%s\"", get_rel_name(relid));
+	InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
+	CommandCounterIncrement();
+	return true;
+}
+
+int32
+switch_access_method(Oid relid, Oid from_am, Oid to_am, const char *function)
+{
+	// Lock first, then look: the relation cannot change kind or go away under the lock.
+	LockRelationOid(relid, AccessExclusiveLock);
+	char relkind = get_rel_relkind(relid);
+	if (relkind == '\0')
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid)));
+
+	if (relkind == RELKIND_RELATION)
+		return switch_table(relid, from_am, to_am, function) ? 1 : 0;
+	if (relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+						errmsg("\"%s\" is not a table", get_rel_name(relid)),
+						errdetail("%s() takes a table or a partitioned table.", function)));
+
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
+	int32 switched = 0;
+	ListCell *lc;
+	foreach (lc, find_all_inheritors(relid, AccessExclusiveLock, nullptr))
+	{
+		Oid child = lfirst_oid(lc);
+		char kind = get_rel_relkind(child);
+		if (kind == RELKIND_RELATION)
+			switched += switch_table(child, from_am, to_am, function) ? 1 : 0;
+		else if (kind == RELKIND_FOREIGN_TABLE)
+			ereport(NOTICE, (errmsg("skipping foreign table \"%s\"", get_rel_name(child))));
+	}
+	return switched;
+}
+
+} // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(hotplus_convert);
+Datum
+hotplus_convert(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(switch_access_method(PG_GETARG_OID(0), HEAP_TABLE_AM_OID,
+										 get_table_am_oid("hotheap", false), "hotplus_convert"));
+}
+
+PG_FUNCTION_INFO_V1(hotplus_revert);
+Datum
+hotplus_revert(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(switch_access_method(PG_GETARG_OID(0), get_table_am_oid("hotheap", false),
+										 HEAP_TABLE_AM_OID, "hotplus_revert"));
+}
+}
