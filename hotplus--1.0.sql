@@ -83,6 +83,9 @@ FROM @extschema@.hotplus_stat_indexes_internal() s
 JOIN pg_catalog.pg_class i ON i.oid OPERATOR(pg_catalog.=) s.indexrelid
 JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
 
+-- Readable by everyone, like pg_stat_user_tables and pg_stat_statements.
+GRANT SELECT ON @extschema@.hotplus_stat_tables, @extschema@.hotplus_stat_indexes TO PUBLIC;
+
 COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
   'per hotheap table: how many updates were HOT and why, how many were not and why';
 COMMENT ON VIEW @extschema@.hotplus_stat_indexes IS

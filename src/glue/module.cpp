@@ -27,5 +27,6 @@ _PG_init(void)
 	hotplus::hot_blocking_override_init();
 	hotplus::statement_scope_init();
 	hotplus::stats_init();
+	hotplus::reserve_settings_prefix();
 }
 }

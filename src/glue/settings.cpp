@@ -29,6 +29,13 @@ define_settings()
 		"A new value equal after detoasting to the old one keeps the old compressed or "
 		"out-of-line datum: nothing is toasted again and no TOAST rows change.",
 		&settings.reuse_toast, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+}
+
+void
+reserve_settings_prefix()
+{
+	// After every hotplus.* variable is defined: this drops the placeholders left, which
+	// would otherwise swallow a definition that comes later (and its configured value).
 	MarkGUCPrefixReserved("hotplus");
 }
 

@@ -19,5 +19,6 @@ struct Settings
 extern Settings settings;
 
 void define_settings();
+void reserve_settings_prefix(); // last, after every module defined its variables
 
 } // namespace hotplus

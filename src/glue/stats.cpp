@@ -159,9 +159,13 @@ flush()
 	hash_seq_init(&status, local_tables);
 	while (auto *local = static_cast<TableEntry *>(hash_seq_search(&status)))
 	{
+		// Shared dynahash tables are not bounded by their size hint (they grow into spare
+		// shared memory), so the bound is enforced here, as pg_stat_statements does.
 		bool found;
-		auto *entry = static_cast<TableEntry *>(
-			hash_search(shared_tables, &local->key, HASH_ENTER_NULL, &found));
+		auto *entry = static_cast<TableEntry *>(hash_search(shared_tables, &local->key, HASH_FIND, &found));
+		if (entry == nullptr && hash_get_num_entries(shared_tables) < max_tracked_tables)
+			entry = static_cast<TableEntry *>(
+				hash_search(shared_tables, &local->key, HASH_ENTER_NULL, &found));
 		if (entry == nullptr)
 		{
 			shared->untracked += local->counters[kUpdates];
@@ -180,8 +184,10 @@ flush()
 	while (auto *local = static_cast<IndexEntry *>(hash_seq_search(&status)))
 	{
 		bool found;
-		auto *entry = static_cast<IndexEntry *>(
-			hash_search(shared_indexes, &local->key, HASH_ENTER_NULL, &found));
+		auto *entry = static_cast<IndexEntry *>(hash_search(shared_indexes, &local->key, HASH_FIND, &found));
+		if (entry == nullptr && hash_get_num_entries(shared_indexes) < 4 * max_tracked_tables)
+			entry = static_cast<IndexEntry *>(
+				hash_search(shared_indexes, &local->key, HASH_ENTER_NULL, &found));
 		if (entry == nullptr)
 			continue;
 		if (!found)

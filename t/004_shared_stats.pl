@@ -1,0 +1,65 @@
+# Statistics in shared mode (hotplus in shared_preload_libraries): counts from several
+# backends add up cluster-wide, survive the end of the sessions that made them, are bounded
+# by hotplus.max_tracked_tables, and hotplus_stat_reset() is refused to a plain user.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('shared');
+$node->init;
+$node->append_conf('postgresql.conf', "shared_preload_libraries = 'hotplus'\nhotplus.max_tracked_tables = 10\n");
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION hotplus;
+CREATE TABLE s (id int PRIMARY KEY, doc jsonb) USING hotheap WITH (fillfactor = 50);
+INSERT INTO s SELECT g, jsonb_build_object('a', g, 'b', 0) FROM generate_series(1, 1000) g;
+CREATE INDEX s_a ON s ((doc->>'a'));
+CREATE ROLE plain_user LOGIN;
+GRANT SELECT, UPDATE ON s TO plain_user;
+});
+is($node->safe_psql('postgres', 'SELECT hotplus_stat_mode()'), 'shared', 'shared mode when preloaded');
+
+# Two concurrent pgbench clients update an unindexed field (HOT by expression) and the
+# indexed one (blocked by s_a).
+my $script = $node->basedir . '/u.sql';
+open(my $fh, '>', $script) or die;
+print $fh q{\set id random(1, 1000)
+UPDATE s SET doc = jsonb_set(doc, '{b}', to_jsonb(:id::int)) WHERE id = :id;
+UPDATE s SET doc = jsonb_set(doc, '{a}', to_jsonb(-:id::int)) WHERE id = :id AND :id % 10 = 0;
+};
+close($fh);
+$node->command_ok([ 'pgbench', '-n', '-c', '2', '-t', '500', '-f', $script,
+	'-h', $node->host, '-p', $node->port, 'postgres' ], 'pgbench with 2 clients');
+
+my $row = $node->safe_psql('postgres', q{
+	SELECT updates, hot_by_expression + hot_stock + nonhot_page_full + nonhot_index_changed = updates,
+	       hot_by_expression > 0, nonhot_index_changed > 0
+	FROM hotplus_stat_tables WHERE relname = 's'});
+my ($updates, $adds_up, $gained, $blocked) = split /\|/, $row;
+my $expected_updates = $node->safe_psql('postgres', q{SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 's'});
+is($updates, $expected_updates, 'updates from all backends are counted, as pg_stat_user_tables counts them');
+is($adds_up, 't', 'outcomes add up');
+is($gained, 't', 'HOT by expression counted');
+is($blocked, 't', 'index changes counted');
+is($node->safe_psql('postgres', q{SELECT blocked_hot > 0 FROM hotplus_stat_indexes WHERE indexrelname = 's_a'}),
+	't', 'the expression index is named as the blocker');
+
+# A plain user may read the views but not reset them.
+my ($ret, $out, $err) = $node->psql('postgres', 'SELECT hotplus_stat_reset()', extra_params => [ '-U', 'plain_user' ]);
+like($err, qr/permission denied for function hotplus_stat_reset/, 'plain users cannot reset');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM hotplus_stat_tables}, extra_params => [ '-U', 'plain_user' ]),
+	'1', 'plain users can read the statistics');
+
+# Bounded: more tables than hotplus.max_tracked_tables are simply not tracked.
+$node->safe_psql('postgres', join('', map {
+	"CREATE TABLE b$_ (id int PRIMARY KEY, v int) USING hotheap; INSERT INTO b$_ VALUES (1, 1); UPDATE b$_ SET v = 2;\n"
+} 1 .. 30));
+my $tracked = $node->safe_psql('postgres', q{SELECT count(*) FROM hotplus_stat_tables});
+cmp_ok($tracked, '<=', 10, "at most hotplus.max_tracked_tables tables tracked ($tracked)");
+
+$node->safe_psql('postgres', 'SELECT hotplus_stat_reset()');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM hotplus_stat_tables}), '0', 'reset clears the counts');
+
+done_testing();
