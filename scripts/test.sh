@@ -59,8 +59,9 @@ fi
 # --- pg_regress / isolation: count from the runner's own summary ------------------------
 count_regress() { # name logfile rc
 	local name=$1 file=$2 rc=$3 total fails
-	if grep -qE '^All [0-9]+ tests passed' "$file"; then
-		total=$(grep -oE '^All [0-9]+' "$file" | grep -oE '[0-9]+')
+	# pg_regress 15 centres its summary: " All 17 tests passed. "
+	if grep -qE '^ *All [0-9]+ tests passed' "$file"; then
+		total=$(grep -oE '^ *All [0-9]+' "$file" | grep -oE '[0-9]+')
 		record "$name" "$total" 0
 	elif grep -qE '[0-9]+ of [0-9]+ tests failed' "$file"; then
 		fails=$(grep -oE '[0-9]+ of [0-9]+ tests failed' "$file" | head -1)
@@ -82,14 +83,14 @@ virtualenv() { pg_virtualenv -t -v 15 "$@"; }
 if ls sql/*.sql >/dev/null 2>&1; then
 	virtualenv make installcheck ISOLATION= >"$log_dir/regress.log" 2>&1
 	rc=$?
-	grep -E '^(test |     |All |[ 0-9]+ of )' "$log_dir/regress.log" | grep -v '^     *$' || true
+	grep -E '^(test | +[a-z_]+ +\.\.\.| *All | *[0-9]+ of )' "$log_dir/regress.log" || true
 	count_regress regress "$log_dir/regress.log" $rc
 fi
 
 if ls specs/*.spec >/dev/null 2>&1; then
 	virtualenv make installcheck REGRESS= >"$log_dir/isolation.log" 2>&1
 	rc=$?
-	grep -E '^(test |     |All |[ 0-9]+ of )' "$log_dir/isolation.log" || true
+	grep -E '^(test | +[a-z_]+ +\.\.\.| *All | *[0-9]+ of )' "$log_dir/isolation.log" || true
 	count_regress isolation "$log_dir/isolation.log" $rc
 fi
 
