@@ -14,6 +14,8 @@ $publisher->init(allows_streaming => 'logical');
 $publisher->start;
 my $subscriber = PostgreSQL::Test::Cluster->new('subscriber');
 $subscriber->init;
+# Shared statistics, so the apply worker's decisions can be read from another session.
+$subscriber->append_conf('postgresql.conf', "shared_preload_libraries = 'hotplus'\n");
 $subscriber->start;
 
 my $schema = q{
@@ -69,10 +71,14 @@ for my $t (qw(r_default r_full r_index)) {
 	is($sub, $pub, "$t: subscriber equals publisher");
 }
 
-# The apply worker's updates went through hotheap: HOT where no index changed.
-my $hot = $subscriber->safe_psql('postgres',
-	q{SELECT sum(n_tup_hot_upd) FROM pg_stat_user_tables WHERE relname LIKE 'r\_%'});
-cmp_ok($hot, '>', 0, 'subscriber made HOT updates through hotheap');
+# The apply worker's updates went through hotplus's decision: HOT updates that heap would
+# not have made (an unindexed field of a document under an expression index), and
+# written-back values that kept their TOAST datum.
+my ($by_expression, $checked) = split /\|/, $subscriber->safe_psql('postgres',
+	q{SELECT sum(hot_by_expression + hot_by_partial), sum(updates - checks_skipped)
+	  FROM hotplus_stat_tables WHERE relname LIKE 'r\_%'});
+cmp_ok($by_expression, '>', 0, "apply worker: updates made HOT by hotplus's decision ($by_expression)");
+cmp_ok($checked, '>', 0, "apply worker: updates checked by hotplus ($checked)");
 
 for my $node ($publisher, $subscriber) {
 	my $name = $node->name;

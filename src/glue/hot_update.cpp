@@ -15,7 +15,7 @@
 //      every value detoasted at most once per version);
 //   6. if the core allows HOT where heap would not, heap_update() runs with an empty
 //      HOT-blocking set (hot_blocking_override.hpp); otherwise heap decides alone.
-// Any doubt (entry invalidated meanwhile, unexpected slot type, C++ exception in the
+// Any doubt (entry invalidated meanwhile, a nested use of the entry, C++ exception in the
 // core) declines: heap's own decision is always correct.
 #include "glue/core_state.hpp"
 
@@ -249,7 +249,9 @@ read_old_version(RelationInfo *info, Relation rel, ItemPointer otid, Size *page_
 }
 
 // Puts the old stored datum of every `reuse` column into the new version, so the value is
-// not toasted again and heap_update sees the column unchanged.
+// not toasted again and heap_update sees the column unchanged. The new tuple is made in the
+// slot's own memory and handed over with shouldFree: a heap-tuple slot keeps it, a buffer
+// slot copies it, a virtual slot (the logical replication apply worker's) materializes it.
 void
 reuse_old_datums(RelationInfo *info, TupleTableSlot *slot, const bool *reuse)
 {
@@ -263,8 +265,25 @@ reuse_old_datums(RelationInfo *info, TupleTableSlot *slot, const bool *reuse)
 	for (AttrNumber att = 1; att <= natts; att++)
 		if (reuse[att])
 			values[att - 1] = old_slot->tts_values[att - 1];
+	MemoryContext old = MemoryContextSwitchTo(slot->tts_mcxt);
 	HeapTuple tuple = heap_form_tuple(slot->tts_tupleDescriptor, values, isnull);
-	ExecForceStoreHeapTuple(tuple, slot, false); // copies into the slot's memory
+	MemoryContextSwitchTo(old);
+	ExecForceStoreHeapTuple(tuple, slot, true);
+}
+
+// Whether the new version, as heap_update() will store it, certainly cannot go on a page
+// with page_free bytes free. Only predictable when heap will not toast it (no external
+// value, below the toast threshold).
+bool
+cannot_fit(TupleTableSlot *slot, Size page_free)
+{
+	bool should_free = false;
+	HeapTuple tuple = ExecFetchSlotHeapTuple(slot, true, &should_free);
+	bool result = !HeapTupleHasExternal(tuple) && tuple->t_len <= TOAST_TUPLE_THRESHOLD &&
+				  MAXALIGN(tuple->t_len) > page_free;
+	if (should_free)
+		heap_freetuple(tuple);
+	return result;
 }
 
 // What hotplus found out about one update, for heap's call and for the statistics.
@@ -287,14 +306,12 @@ struct Findings
 TM_Result
 decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 {
+	// Materialize the new version in its slot: its values must not change under us. (A
+	// virtual slot, as the logical replication apply worker passes, hands back a copy.)
 	bool should_free = false;
-	HeapTuple newtup = ExecFetchSlotHeapTuple(a.slot, true, &should_free);
+	HeapTuple materialized = ExecFetchSlotHeapTuple(a.slot, true, &should_free);
 	if (should_free)
-	{
-		// Not a heap slot: never the case for the executor's update paths. Decline.
-		heap_freetuple(newtup);
-		return heap_decides(a);
-	}
+		heap_freetuple(materialized);
 
 	Size page_free = 0;
 	if (!read_old_version(info, a.rel, a.otid, &page_free))
@@ -328,16 +345,10 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	}
 
 	if (f->toast_reused > 0)
-	{
 		reuse_old_datums(info, a.slot, reuse);
-		newtup = ExecFetchSlotHeapTuple(a.slot, true, &should_free);
-		Assert(!should_free);
-	}
 
-	// A version that cannot fit on the old page cannot be HOT. Only predictable when heap
-	// will not toast it (no external value, below the toast threshold).
-	f->page_cannot_fit = !HeapTupleHasExternal(newtup) && newtup->t_len <= TOAST_TUPLE_THRESHOLD &&
-						 MAXALIGN(newtup->t_len) > page_free;
+	// A version that cannot fit on the old page cannot be HOT.
+	f->page_cannot_fit = cannot_fit(a.slot, page_free);
 
 	// With no index input differing as stored, heap's decision is exact (HOT if it fits).
 	if (f->index_input_differs && !f->page_cannot_fit)
