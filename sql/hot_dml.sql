@@ -3,6 +3,7 @@
 -- between partitions). The decision is the same as for a plain UPDATE: HOT when only an
 -- unindexed part of an indexed expression's input changes.
 SET client_min_messages = warning;
+SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;
 CREATE SCHEMA hot_dml;
@@ -236,3 +237,7 @@ SELECT * FROM check_scans($$SELECT tableoid::regclass, id FROM pt WHERE part = 1
 DROP TABLE pt;
 
 DROP SCHEMA hot_dml CASCADE;
+-- the extension stays as this file found it
+\if :created_extension
+DROP EXTENSION hotplus;
+\endif

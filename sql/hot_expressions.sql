@@ -6,6 +6,7 @@
 -- looking up both the old and the new value.
 -- A stock heap twin shows heap's decision where it differs.
 SET client_min_messages = warning;
+SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;
 CREATE SCHEMA hot_expressions;
@@ -556,3 +557,7 @@ SELECT * FROM check_scans($$SELECT id, v FROM g WHERE length(lv) = 5$$);
 DROP TABLE g;
 
 DROP SCHEMA hot_expressions CASCADE;
+-- the extension stays as this file found it
+\if :created_extension
+DROP EXTENSION hotplus;
+\endif

@@ -4,6 +4,7 @@
 -- int4range): equal values give equal stored keys, so the update is HOT; values that differ
 -- as tsvector but would give the same gtsvector are still a change (not HOT).
 SET client_min_messages = warning;
+SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;
 CREATE SCHEMA hot_gist;
@@ -219,3 +220,7 @@ SELECT * FROM check_scans($$SELECT id FROM br WHERE (doc->>'k')::int BETWEEN 1 A
 DROP TABLE br;
 
 DROP SCHEMA hot_gist CASCADE;
+-- the extension stays as this file found it
+\if :created_extension
+DROP EXTENSION hotplus;
+\endif

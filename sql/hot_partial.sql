@@ -6,6 +6,7 @@
 -- predicate but kept an index entry would show up through the index only (amcheck cannot
 -- see that).
 SET client_min_messages = warning;
+SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;
 CREATE SCHEMA hot_partial;
@@ -364,3 +365,7 @@ SELECT * FROM check_scans($$SELECT k, n FROM inc WHERE k < 0$$, true);
 DROP TABLE inc, inch;
 
 DROP SCHEMA hot_partial CASCADE;
+-- the extension stays as this file found it
+\if :created_extension
+DROP EXTENSION hotplus;
+\endif

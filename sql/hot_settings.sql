@@ -12,6 +12,7 @@
 --   E  the indexed field of the document (never HOT)
 --   F  the partial index's predicate becomes true (never HOT)
 SET client_min_messages = warning;
+SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;
 CREATE SCHEMA hot_settings;
@@ -221,3 +222,7 @@ DROP TABLE s;
 DROP FUNCTION run_cases(int), ev(int);
 
 DROP SCHEMA hot_settings CASCADE;
+-- the extension stays as this file found it
+\if :created_extension
+DROP EXTENSION hotplus;
+\endif

@@ -6,6 +6,7 @@
 -- (compression, size, TOAST value) stays. Values that really change are not HOT, and
 -- numeric 1.0 -> 1.00 (equal for the opclass, different bytes) is not HOT either.
 SET client_min_messages = warning;
+SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;
 CREATE SCHEMA hot_toast;
@@ -380,3 +381,7 @@ DROP TABLE nu;
 
 RESET default_toast_compression;
 DROP SCHEMA hot_toast CASCADE;
+-- the extension stays as this file found it
+\if :created_extension
+DROP EXTENSION hotplus;
+\endif
