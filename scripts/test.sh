@@ -77,8 +77,9 @@ count_regress() { # name logfile rc
 	[ -f regression.diffs ] && cp regression.diffs "$log_dir/$name.diffs"
 }
 
-# -t: a temporary cluster directory even as root, so concurrent runs never collide.
-virtualenv() { pg_virtualenv -t -v 15 "$@"; }
+# -t: a temporary cluster directory even as root; a random port, since pg_createcluster
+# would pick the same first free port for two runs that start at once.
+virtualenv() { pg_virtualenv -t -v 15 -c "-p $((20000 + RANDOM % 20000))" "$@"; }
 
 if ls sql/*.sql >/dev/null 2>&1; then
 	virtualenv make installcheck ISOLATION= >"$log_dir/regress.log" 2>&1
@@ -100,7 +101,7 @@ virtualenv /usr/bin/python3 test/differential/difftest.py --seeds "${HOTPLUS_DIF
 grep -E 'FAILED|^    ' "$log_dir/differential.log" | head -60 || true
 p=$(grep -c ' ok (' "$log_dir/differential.log")
 f=$(grep -c ' FAILED ' "$log_dir/differential.log")
-if ! tail -1 "$log_dir/differential.log" | grep -qE '^[0-9]+ passed, [0-9]+ failed$'; then
+if ! grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$log_dir/differential.log"; then
 	tail -20 "$log_dir/differential.log"
 	f=$((f + 1))
 fi
