@@ -28,11 +28,11 @@ REPO = os.path.dirname(HERE)
 # Modes. Row counts of workload 1 follow the v43 mail (100k rows, 50k for hash, 500k for the
 # controls) in --full; the default and --quick modes scale them down.
 MODES = {
-    'quick': dict(rounds=3, w1_rows=5000, w1_hash_rows=2500, w1_control_rows=25000,
+    'quick': dict(rounds=3, w1_rounds=3, w1_rows=5000, w1_hash_rows=2500, w1_control_rows=25000,
                   docs_rows=5000, duration=3, tpcb_scale=2, t0_rows=100000),
-    'default': dict(rounds=5, w1_rows=20000, w1_hash_rows=10000, w1_control_rows=100000,
+    'default': dict(rounds=5, w1_rounds=7, w1_rows=20000, w1_hash_rows=10000, w1_control_rows=100000,
                     docs_rows=20000, duration=8, tpcb_scale=10, t0_rows=1000000),
-    'full': dict(rounds=5, w1_rows=100000, w1_hash_rows=50000, w1_control_rows=500000,
+    'full': dict(rounds=5, w1_rounds=7, w1_rows=100000, w1_hash_rows=50000, w1_control_rows=500000,
                  docs_rows=100000, duration=30, tpcb_scale=50, t0_rows=10000000),
 }
 
@@ -83,7 +83,7 @@ TPCB_TABLES = ['pgbench_accounts', 'pgbench_branches', 'pgbench_tellers', 'pgben
 CSV_FIELDS = ['workload', 'case', 'variant', 'am', 'round', 'position', 'metric', 'value',
               'cpu_ms', 'ops', 'upd', 'hot_upd', 'wal_bytes', 'index_bytes_before', 'index_bytes_after',
               'toast_bytes_before', 'toast_bytes_after', 'table_bytes_before',
-              'table_bytes_after', 'lib_sha256', 'started_at']
+              'table_bytes_after', 'loadavg1', 'lib_sha256', 'started_at']
 
 
 def log(msg):
@@ -101,6 +101,12 @@ def children_cpu_ms(pid):
     with open(f'/proc/{pid}/stat') as f:
         fields = f.read().rsplit(')', 1)[1].split()
     return (int(fields[13]) + int(fields[14])) * 1000.0 / os.sysconf('SC_CLK_TCK')
+
+
+def loadavg():
+    """The machine's 1-minute load average: how much else wanted the CPUs."""
+    with open('/proc/loadavg') as f:
+        return f.read().split()[0]
 
 
 def lib_sha():
@@ -157,9 +163,10 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.p = dict(MODES[args.mode])
-        for k in ('rounds', 'duration'):
-            if getattr(args, k) is not None:
-                self.p[k] = getattr(args, k)
+        if args.rounds is not None:
+            self.p['rounds'] = self.p['w1_rounds'] = args.rounds
+        if args.duration is not None:
+            self.p['duration'] = args.duration
         self.out = args.out
         os.makedirs(self.out, exist_ok=True)
         self.rows = []
@@ -172,6 +179,7 @@ class Bench:
 
     def record(self, **kw):
         kw.setdefault('lib_sha256', lib_sha())
+        kw.setdefault('loadavg1', loadavg())
         kw.setdefault('started_at', datetime.datetime.now().isoformat(timespec='seconds'))
         row = {k: kw.get(k, '') for k in CSV_FIELDS}
         self.rows.append(row)
@@ -259,7 +267,7 @@ class Bench:
         db = DB('bench')
         self.w1_sources(db)
         checks = {}
-        for r in range(self.p['rounds']):
+        for r in range(self.p['w1_rounds']):
             for ci, (key, label, data, index, setc, rows_key, _, _) in enumerate(self.selected_w1()):
                 rows = self.p[rows_key]
                 for pos, am in enumerate(order_for(r, ['heap', 'hotheap'])):
@@ -272,6 +280,7 @@ class Bench:
                     lib = lib_sha()
                     started = datetime.datetime.now().isoformat(timespec='seconds')
                     db.x('CHECKPOINT')
+                    load = loadavg()
                     lsn0 = db.v('SELECT pg_current_wal_insert_lsn()')
                     db.x('BEGIN')
                     c0 = cpu_ns(db.pid)
@@ -295,7 +304,7 @@ class Bench:
                                 index_bytes_before=ix0, index_bytes_after=ix1,
                                 toast_bytes_before=tt0, toast_bytes_after=tt1,
                                 table_bytes_before=tb0, table_bytes_after=tb1,
-                                lib_sha256=lib, started_at=started)
+                                lib_sha256=lib, started_at=started, loadavg1=load)
                     log(f'w1 round {r + 1} {key:18s} {am:8s} {ms:9.1f} ms (cpu {(c1 - c0) / 1e6:7.1f}) '
                         f'hot {hot}/{upd}  '
                         f'wal {wal / max(updated, 1):.0f} B/row')
@@ -360,12 +369,13 @@ class Bench:
             if (gone and upd1 - upd0 >= txns * expected_upd_per_txn) or time.time() > deadline:
                 break
             time.sleep(0.2)
+        load = loadavg()  # the 1-minute average at the end covers the run
         time.sleep(0.2)  # the postmaster reaps the exited backends
         cpu = children_cpu_ms(self.postmaster_pid) - cpu0
         return dict(value=f'{tps:.2f}', cpu_ms=f'{cpu:.0f}', ops=txns, upd=upd1 - upd0, hot_upd=hot1 - hot0,
                     wal_bytes=wal, index_bytes_before=ix0, index_bytes_after=ix1,
                     toast_bytes_before=tt0, toast_bytes_after=tt1, table_bytes_before=tb0,
-                    table_bytes_after=tb1, lib_sha256=lib, started_at=started)
+                    table_bytes_after=tb1, lib_sha256=lib, started_at=started, loadavg1=load)
 
     # -- workloads 2 and 3: JSONB documents ---------------------------------------------
     def docs_setup(self, db):
@@ -388,7 +398,7 @@ class Bench:
                 t = f'docs_{size}_{variant}'
                 db.x(f'DROP TABLE IF EXISTS {t}')
                 db.x(f'CREATE TABLE {t} (id int PRIMARY KEY, doc jsonb NOT NULL) USING {am} '
-                     'WITH (fillfactor = 80)')
+                     'WITH (fillfactor = 80, autovacuum_enabled = false)')
                 if variant == 'heap':
                     db.x(f'INSERT INTO {t} SELECT g, {expr} FROM generate_series(1, {int(n)}) g')
                 else:
@@ -454,6 +464,9 @@ class Bench:
             subprocess.run(['pgbench', '-i', '-q', '-s', str(scale), name], env=env, check=True,
                            capture_output=True, text=True)
             db = DB(name)
+            for t in TPCB_TABLES:
+                db.x(f'ALTER TABLE {t} SET (autovacuum_enabled = false)')
+            db.x('VACUUM ANALYZE')
             checks[name] = [list(r) for r in db.q(
                 "SELECT c.relname, a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam "
                 "WHERE c.relname = ANY(%s) ORDER BY 1", (TPCB_TABLES,))]
@@ -478,7 +491,8 @@ class Bench:
         n = self.p['t0_rows']
         log(f'w5: t0 with {n} rows')
         db.x('DROP TABLE IF EXISTS t0')
-        db.x('CREATE TABLE t0 (id int PRIMARY KEY, n1 int, n2 int) WITH (fillfactor = 90)')
+        db.x('CREATE TABLE t0 (id int PRIMARY KEY, n1 int, n2 int) '
+             'WITH (fillfactor = 90, autovacuum_enabled = false)')
         db.x('CREATE INDEX t0_id_n1 ON t0 (id, n1)')
         db.x('INSERT INTO t0 SELECT g, 0, 0 FROM generate_series(1, %s) g', (n,))
         db.x('VACUUM ANALYZE t0')
