@@ -1,5 +1,7 @@
 -- Zero-rewrite conversion between heap and hotheap.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
 
 CREATE TABLE cv (id int PRIMARY KEY, doc jsonb, n int) WITH (fillfactor = 50);
 INSERT INTO cv SELECT g, jsonb_build_object('a', g, 'b', 0), g FROM generate_series(1, 500) g;

@@ -2,6 +2,8 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;
+-- The GUCs exist once the library is loaded (any use of a hotheap table loads it).
+LOAD 'hotplus';
 
 -- GUCs: bad values are rejected, unknown hotplus.* names too (the prefix is reserved),
 -- and the shared-memory bound only exists with shared_preload_libraries.

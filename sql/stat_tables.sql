@@ -1,5 +1,7 @@
 -- Statistics in backend mode: why updates were HOT or not, per table and per index.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
 SELECT hotplus_stat_mode();
 SELECT hotplus_stat_reset();
 

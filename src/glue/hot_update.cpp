@@ -298,6 +298,7 @@ struct Findings
 	bool decided = false;
 	core::UpdateDecision decision;
 	bool override_applied = false;
+	bool beyond_stock_inputs = false; // HOT allowed on the indexes' true inputs only
 	instr_time started;
 	int64 check_ns = 0;
 };
@@ -350,11 +351,17 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	// A version that cannot fit on the old page cannot be HOT.
 	f->page_cannot_fit = cannot_fit(a.slot, page_free);
 
-	// With no index input differing as stored, heap's decision is exact (HOT if it fits).
-	if (f->index_input_differs && !f->page_cannot_fit)
+	// With no index input differing as stored, heap's decision is exact (HOT if it fits),
+	// unless heap blocks HOT on more columns than the indexes really read.
+	if ((f->index_input_differs || info->stock_blocks_more) && !f->page_cannot_fit)
 	{
 		EvaluationProbe probe{info, {old_slot, a.slot}};
 		f->decided = core_decides(info, probe, &f->decision);
+		if (f->decided && info->stock_blocks_more && f->decision.stock_would_be_hot)
+		{
+			f->decision.stock_would_be_hot = false;
+			f->beyond_stock_inputs = true;
+		}
 	}
 	MemoryContextSwitchTo(caller_context);
 
@@ -391,7 +398,7 @@ outcome_of(const Findings &f, bool hot)
 	if (hot)
 	{
 		if (f.override_applied)
-			return d.used_expressions	? UpdateOutcome::HotByExpression
+			return d.used_expressions || f.beyond_stock_inputs ? UpdateOutcome::HotByExpression
 				   : d.used_predicates ? UpdateOutcome::HotByPartial
 									   : UpdateOutcome::HotByImage;
 		return f.index_input_reused ? UpdateOutcome::HotByImage : UpdateOutcome::HotStock;
@@ -458,10 +465,11 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 		return result;
 	}
 
-	// A statement that cannot change any compared column leaves them all as stored (the
-	// executor copies untouched columns from the old version): heap's decision is exact.
+	// A statement that cannot change any compared column (nor any column heap's HOT check
+	// reads) leaves them all as stored (the executor copies untouched columns from the old
+	// version): heap's decision is exact.
 	Bitmapset *targets = nullptr;
-	if (statement_target_columns(rel, &targets) && !bms_overlap(targets, info->compared_set))
+	if (statement_target_columns(rel, &targets) && !bms_overlap(targets, info->skip_unless_targeted))
 	{
 		findings.skipped_by_targets = true;
 		result = heap_decides(args);

@@ -243,6 +243,21 @@ build_unguarded(Relation rel, RelationInfo **building)
 	}
 	info->nothing_to_gain = !any_toastable && !info->any_evaluation;
 
+	Bitmapset *inputs = nullptr;
+	for (int att = 1; att <= natts; att++)
+		if (info->is_index_input[att])
+			inputs = bms_add_member(inputs, att - FirstLowInvalidHeapAttributeNumber);
+	Bitmapset *stock = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);
+	info->stock_blocks_more = !bms_is_subset(stock, inputs);
+	info->skip_unless_targeted = bms_copy(info->compared_set);
+	if (info->stock_blocks_more)
+	{
+		if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, stock))
+			for (int att = 1; att <= natts; att++)
+				stock = bms_add_member(stock, att - FirstLowInvalidHeapAttributeNumber);
+		info->skip_unless_targeted = bms_add_members(info->skip_unless_targeted, stock);
+	}
+
 	info->estate = CreateExecutorState();
 	// A private copy of the descriptor: slots pin a reference-counted descriptor in the
 	// current resource owner, which would outlive the transaction here.

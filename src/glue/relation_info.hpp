@@ -57,12 +57,21 @@ struct RelationInfo
 	AttrNumber *compared;
 	AttrNumber max_compared;
 	Bitmapset *compared_set; // the same, offset by FirstLowInvalidHeapAttributeNumber
+	// Columns a statement must not target for hotplus to leave the update to heap
+	// untouched: the compared columns, plus heap's HOT-blocking columns when those are more
+	// (stock_blocks_more; a whole-row reference there means every column). Same offset.
+	Bitmapset *skip_unless_targeted;
 	bool *is_toastable;		// [natts + 1], by attribute number
 	bool *is_index_input;	// [natts + 1]
 	bool *is_expression_input; // [natts + 1] read by some expression or predicate
 
 	AttrNumber max_expression_input; // 0 if no expression or predicate reads a column
 	bool any_evaluation; // some index has an expression or a predicate
+	// heap's HOT-blocking columns (RelationGetIndexAttrBitmap(ALL), taken from the raw
+	// index expressions, whole-row references included) are more than the columns the
+	// planner-prepared expressions read (inlined SQL functions, folded constants): heap may
+	// refuse HOT where no index input differs.
+	bool stock_blocks_more;
 	bool nothing_to_gain; // no toastable column and no expression/partial index
 
 	// Evaluation machinery, created once.
