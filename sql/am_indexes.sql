@@ -9,65 +9,9 @@ RESET client_min_messages;
 CREATE SCHEMA am_indexes;
 SET search_path = am_indexes, public;
 
--- am_check_scans(query, modes): runs the query once per scan mode ('seqscan' first, then
--- each of modes: 'index', 'bitmap', 'indexonly'), with the other scan types disabled.
--- Reports the scan nodes of the plan, the number of rows and whether the rows (compared
--- as text) are the same as those of the sequential scan.
-CREATE FUNCTION am_check_scans(q text, modes text[] DEFAULT '{index,bitmap}')
-RETURNS TABLE (mode text, plan text, nrows bigint, same_as_seqscan boolean)
-LANGUAGE plpgsql AS $f$
-DECLARE
-  wrapped text := format('SELECT count(*), coalesce(string_agg(r::text, %L ORDER BY r::text), %L) FROM (%s) r',
-                         E'\n', '', q);
-  saved text[] := array[current_setting('enable_seqscan'), current_setting('enable_indexscan'),
-                        current_setting('enable_indexonlyscan'), current_setting('enable_bitmapscan'),
-                        current_setting('max_parallel_workers_per_gather')];
-  ref_rows text;
-  cur_rows text;
-  line text;
-BEGIN
-  PERFORM set_config('max_parallel_workers_per_gather', '0', false);
-  FOREACH mode IN ARRAY array['seqscan'] || modes LOOP
-    PERFORM set_config('enable_seqscan', (mode = 'seqscan')::text, false);
-    PERFORM set_config('enable_indexscan', (mode IN ('index', 'indexonly'))::text, false);
-    PERFORM set_config('enable_indexonlyscan', (mode = 'indexonly')::text, false);
-    PERFORM set_config('enable_bitmapscan', (mode = 'bitmap')::text, false);
-    plan := NULL;
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
-      IF line ~ 'Scan' THEN
-        plan := concat_ws('; ', plan, regexp_replace(line, '^\s*(->\s*)?', ''));
-      END IF;
-    END LOOP;
-    EXECUTE wrapped INTO nrows, cur_rows;
-    IF mode = 'seqscan' THEN
-      ref_rows := cur_rows;
-    END IF;
-    same_as_seqscan := cur_rows = ref_rows;
-    RETURN NEXT;
-  END LOOP;
-  PERFORM set_config('enable_seqscan', saved[1], false);
-  PERFORM set_config('enable_indexscan', saved[2], false);
-  PERFORM set_config('enable_indexonlyscan', saved[3], false);
-  PERFORM set_config('enable_bitmapscan', saved[4], false);
-  PERFORM set_config('max_parallel_workers_per_gather', saved[5], false);
-END
-$f$;
+\i test/sql/am_check_scans.sql
 
--- am_check_btrees(): bt_index_check(index, heapallindexed => true) on every btree index
--- of every hotheap table in the current schema (and this session's temporary schema).
-CREATE FUNCTION am_check_btrees()
-RETURNS TABLE (tab name, idx name, checked boolean)
-LANGUAGE sql AS $f$
-  SELECT t.relname, c.relname, bt_index_check(c.oid, true)::text = ''
-  FROM pg_index i
-  JOIN pg_class c ON c.oid = i.indexrelid
-  JOIN pg_class t ON t.oid = i.indrelid
-  JOIN pg_am ta ON ta.oid = t.relam
-  JOIN pg_am ia ON ia.oid = c.relam
-  WHERE ta.amname = 'hotheap' AND ia.amname = 'btree'
-    AND t.relnamespace IN (current_schema()::regnamespace, pg_my_temp_schema())
-  ORDER BY 1, 2
-$f$;
+\i test/sql/am_check_btrees.sql
 
 CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 
