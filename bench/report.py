@@ -22,8 +22,12 @@ from bench import W1_CASES  # noqa: E402
 TPS_TARGETS = [
     ('w2', 'small', 'hotheap', 'heap', 'W2 small docs: hotheap / heap', 2.2),
     ('w2', 'small', 'hotheap', 'limit', 'W2 small docs: hotheap / limit (heap, PK only)', 0.93),
+    ('w2', 'small', 'hotheap', 'limit20',
+     'W2 small docs: hotheap / heap HOT with 20 untouched indexes (diagnostic)', None),
     ('w2', 'large', 'hotheap', 'heap', 'W2 large docs: hotheap / heap', 1.5),
     ('w2', 'large', 'hotheap', 'limit', 'W2 large docs: hotheap / limit (heap, PK only)', 0.90),
+    ('w2', 'large', 'hotheap', 'limit20',
+     'W2 large docs: hotheap / heap HOT with 20 untouched indexes (diagnostic)', None),
     ('w3', 'small', 'hotheap', 'heap', 'W3 worst case, small docs: hotheap / heap', 0.97),
     ('w3', 'large', 'hotheap', 'heap', 'W3 worst case, large docs: hotheap / heap', 0.97),
     ('w4', None, 'hotheap', 'heap', 'W4 pgbench TPC-B-like: hotheap / heap', 0.98),
@@ -95,6 +99,10 @@ def fmt_bytes(b):
         if b >= div:
             return f'{sign}{b / div:.1f} {unit}'
     return f'{sign}{b:.0f} B'
+
+
+def fmt_size(b):
+    return fmt_bytes(b).lstrip('+')
 
 
 def pct(x):
@@ -253,7 +261,9 @@ def render(out):
               'machine); the `lib_sha256` column of raw.csv says which build each run used'
               if len(libs) > 1 else ' (the same for every run)'))
     L.append(f"- server: {meta['server_version']}")
-    L.append(f"- machine: {meta['nproc']} cores, {meta['cpu']}")
+    L.append(f"- machine: {meta['nproc']} cores, {meta['cpu']}; the cluster's processes and "
+             f"pgbench ran at nice {meta.get('nice', 0)}" +
+             (' (priority over other work on the shared machine)' if meta.get('nice') else ''))
     loads = []
     for w in ('w1', 'w2', 'w3', 'w4', 'w5'):
         ls = [float(r['loadavg1']) for r in sel(rows, w) if r.get('loadavg1')]
@@ -406,7 +416,13 @@ def render(out):
                "`UPDATE docs SET doc = jsonb_set(doc, '{counter}', to_jsonb((doc->>'counter')::int + 1)) "
                "WHERE id = :id` (random id). Tables: `heap` and `hotheap` with a primary key and 20 "
                "expression indexes `((doc->>'f1'))` .. `((doc->>'f20'))`; `limit` = heap with the "
-               "primary key only (what HOT could give at most)."),
+               "primary key only (what HOT could give at most). Diagnostic, no target: `limit20` = "
+               "heap with the primary key, the same documents and 20 btree indexes on int columns "
+               "`c1`..`c20` that the UPDATE does not touch: HOT in heap, with as many indexes to "
+               "open and lock per statement as hotheap's table (PostgreSQL opens every index of "
+               "the target table at executor start, and 21 relation locks overflow the 16 "
+               "fast-path lock slots). hotheap / limit20 is what hotplus's decision costs; "
+               "limit20 / limit is what merely having 20 more indexes costs."),
         'w3': ('Workload 3: worst case, every UPDATE changes an indexed field',
                "`UPDATE docs SET doc = jsonb_set(doc, '{f20}', to_jsonb('r' || :r)) WHERE id = :id` "
                "(random id and value): non-HOT in both, and for hotheap the worst case, since "
@@ -449,8 +465,8 @@ def render(out):
         L.append('|---|---|---|---|---|---|---|')
         for t, c in dc.items():
             vals = '; '.join(f'{a} x{b}: {c_} B -> {d} B' for a, b, c_, d in c['values'])
-            L.append(f"| {t} | {c['am']} | {c['indexes']} | {vals} | {fmt_bytes(c['table_bytes'])} | "
-                     f"{fmt_bytes(c['toast_bytes'])} | {fmt_bytes(c['index_bytes'])} |")
+            L.append(f"| {t} | {c['am']} | {c['indexes']} | {vals} | {fmt_size(c['table_bytes'])} | "
+                     f"{fmt_size(c['toast_bytes'])} | {fmt_size(c['index_bytes'])} |")
         L.append('')
     tc = meta.get('tpcb_checks')
     if tc:
