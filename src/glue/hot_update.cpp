@@ -22,6 +22,7 @@
 #include "glue/hot_update.hpp"
 
 #include "glue/hot_blocking_override.hpp"
+#include "glue/jsonb_parts.hpp"
 #include "glue/relation_info.hpp"
 #include "glue/settings.hpp"
 #include "glue/stats.hpp"
@@ -114,6 +115,52 @@ classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *ne
 	if (len == VARSIZE_ANY_EXHDR(n) && memcmp(VARDATA_ANY(o), VARDATA_ANY(n), len) == 0)
 		return core::ColumnChange::ImageEqual;
 	return core::ColumnChange::Changed;
+}
+
+// What hotplus found out about one update, for heap's call and for the statistics.
+struct Findings
+{
+	bool checked = false;			 // the old version was read and columns compared
+	bool skipped_by_targets = false; // the statement cannot change a compared column
+	int toast_reused = 0;
+	bool index_input_reused = false; // a reused datum is an index input
+	bool index_input_differs = false;
+	bool page_cannot_fit = false;
+	bool decided = false;
+	core::UpdateDecision decision;
+	bool override_applied = false;
+	bool beyond_stock_inputs = false; // HOT allowed on the indexes' true inputs only
+	bool by_parts = false;			  // a changed jsonb column kept the fields indexes read
+	instr_time started;
+	int64 check_ns = 0;
+};
+
+// The change of every jsonb part (a field read through -> / ->>): Same when its column is,
+// or when the field's value is the same bytes in both versions of a changed document.
+void
+classify_parts(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *new_slot, Findings *f)
+{
+	core::ColumnChanges &changes = info->core->changes;
+	for (int i = 0; i < info->parts.nparts; i++)
+	{
+		const JsonbPart &part = info->parts.parts[i];
+		const core::ColumnNumber number = info->natts + 1 + i;
+		core::ColumnChange change = changes.get(part.column);
+		// hotplus.check_expressions = off: expression inputs are whole columns, as in heap.
+		if (change == core::ColumnChange::Changed && settings.check_expressions &&
+			!old_slot->tts_isnull[part.column - 1] &&
+			!new_slot->tts_isnull[part.column - 1])
+		{
+			Datum old_doc = detoasted_value(info, kOld, part.column, old_slot->tts_values[part.column - 1]);
+			Datum new_doc = detoasted_value(info, kNew, part.column, new_slot->tts_values[part.column - 1]);
+			if (jsonb_part_equal(old_doc, new_doc, part.key))
+			{
+				change = core::ColumnChange::Same;
+				f->by_parts = true;
+			}
+		}
+		changes.set(number, change);
+	}
 }
 
 // A virtual slot holding a version's expression inputs, detoasted once, for evaluation.
@@ -221,6 +268,16 @@ core_decides(RelationInfo *info, EvaluationProbe &probe, core::UpdateDecision *d
 	}
 }
 
+// The free space of the page a slot's buffer tuple is on (under a short share lock).
+Size
+page_free_space(Buffer buffer)
+{
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	Size free_space = PageGetHeapFreeSpace(BufferGetPage(buffer));
+	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	return free_space;
+}
+
 // Reads the old version at otid into info->old_slot (which keeps the buffer pinned, so the
 // tuple's data cannot change or move). Returns false if there is no normal tuple there.
 bool
@@ -253,9 +310,8 @@ read_old_version(RelationInfo *info, Relation rel, ItemPointer otid, Size *page_
 // slot's own memory and handed over with shouldFree: a heap-tuple slot keeps it, a buffer
 // slot copies it, a virtual slot (the logical replication apply worker's) materializes it.
 void
-reuse_old_datums(RelationInfo *info, TupleTableSlot *slot, const bool *reuse)
+reuse_old_datums(TupleTableSlot *old_slot, TupleTableSlot *slot, const bool *reuse)
 {
-	TupleTableSlot *old_slot = info->old_slot;
 	slot_getallattrs(slot);
 	const int natts = slot->tts_tupleDescriptor->natts;
 	Datum *values = static_cast<Datum *>(palloc(sizeof(Datum) * natts));
@@ -286,22 +342,6 @@ cannot_fit(TupleTableSlot *slot, Size page_free)
 	return result;
 }
 
-// What hotplus found out about one update, for heap's call and for the statistics.
-struct Findings
-{
-	bool checked = false;			 // the old version was read and columns compared
-	bool skipped_by_targets = false; // the statement cannot change a compared column
-	int toast_reused = 0;
-	bool index_input_reused = false; // a reused datum is an index input
-	bool index_input_differs = false;
-	bool page_cannot_fit = false;
-	bool decided = false;
-	core::UpdateDecision decision;
-	bool override_applied = false;
-	bool beyond_stock_inputs = false; // HOT allowed on the indexes' true inputs only
-	instr_time started;
-	int64 check_ns = 0;
-};
 
 // Decides, then runs heap's update with the decision. The caller owns cleanup.
 TM_Result
@@ -314,15 +354,21 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	if (should_free)
 		heap_freetuple(materialized);
 
+	// The old version: the executor's copy when it has the page tuple at otid pinned (no
+	// second buffer lookup), else read from otid.
 	Size page_free = 0;
-	if (!read_old_version(info, a.rel, a.otid, &page_free))
+	TupleTableSlot *old_slot = statement_old_version(a.rel, a.otid);
+	if (old_slot != nullptr)
+		page_free = page_free_space(reinterpret_cast<BufferHeapTupleTableSlot *>(old_slot)->buffer);
+	else if (read_old_version(info, a.rel, a.otid, &page_free))
+		old_slot = info->old_slot;
+	else
 		return heap_decides(a);
 	f->checked = true;
 
 	MemoryContext caller_context =
 		MemoryContextSwitchTo(GetPerTupleMemoryContext(info->estate));
 
-	TupleTableSlot *old_slot = info->old_slot;
 	slot_getsomeattrs(old_slot, info->max_compared);
 	slot_getsomeattrs(a.slot, info->max_compared);
 
@@ -345,8 +391,10 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 		info->core->changes.set(att, change);
 	}
 
+	classify_parts(info, old_slot, a.slot, f);
+
 	if (f->toast_reused > 0)
-		reuse_old_datums(info, a.slot, reuse);
+		reuse_old_datums(old_slot, a.slot, reuse);
 
 	// A version that cannot fit on the old page cannot be HOT.
 	f->page_cannot_fit = cannot_fit(a.slot, page_free);
@@ -357,11 +405,7 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	{
 		EvaluationProbe probe{info, {old_slot, a.slot}};
 		f->decided = core_decides(info, probe, &f->decision);
-		if (f->decided && info->stock_blocks_more && f->decision.stock_would_be_hot)
-		{
-			f->decision.stock_would_be_hot = false;
-			f->beyond_stock_inputs = true;
-		}
+		f->beyond_stock_inputs = !f->index_input_differs;
 	}
 	MemoryContextSwitchTo(caller_context);
 
@@ -370,8 +414,10 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	INSTR_TIME_SUBTRACT(now, f->started);
 	f->check_ns = compat_instr_time_ns(now);
 
-	// An invalidation while evaluating may mean a new index: the decision is void.
-	if (!f->decided || !info->valid || !f->decision.hot_allowed || f->decision.stock_would_be_hot)
+	// An invalidation while evaluating may mean a new index: the decision is void. When a
+	// decision was needed, some column heap's HOT check reads differs as stored (or heap
+	// reads more columns than the indexes do), so heap alone would refuse HOT.
+	if (!f->decided || !info->valid || !f->decision.hot_allowed)
 		return heap_decides(a);
 
 	HotBlockingOverride override;
@@ -398,7 +444,7 @@ outcome_of(const Findings &f, bool hot)
 	if (hot)
 	{
 		if (f.override_applied)
-			return d.used_expressions || f.beyond_stock_inputs ? UpdateOutcome::HotByExpression
+			return d.used_expressions || f.beyond_stock_inputs || f.by_parts ? UpdateOutcome::HotByExpression
 				   : d.used_predicates ? UpdateOutcome::HotByPartial
 									   : UpdateOutcome::HotByImage;
 		return f.index_input_reused ? UpdateOutcome::HotByImage : UpdateOutcome::HotStock;
@@ -443,7 +489,6 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 						  update_indexes};
 	Findings findings;
 	TM_Result result;
-	INSTR_TIME_SET_CURRENT(findings.started);
 
 	if (!settings.enabled)
 	{
@@ -477,6 +522,7 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 		return result;
 	}
 
+	INSTR_TIME_SET_CURRENT(findings.started);
 	volatile TM_Result guarded = TM_Ok;
 	info->in_use++;
 	PG_TRY();

@@ -32,6 +32,9 @@ struct CacheEntry
 };
 
 HTAB *cache = nullptr;
+// The entry looked up last: consecutive updates of one table skip the hash lookup. Only
+// used while valid; cleared before any entry is destroyed.
+RelationInfo *last_info = nullptr;
 
 void
 invalidate(Datum, Oid relid)
@@ -58,34 +61,44 @@ struct IndexFacts
 {
 	int nstored;
 	AttrNumber *stored;		 // plain key and INCLUDE columns
-	Bitmapset *expression_inputs; // offset by FirstLowInvalidHeapAttributeNumber
+	Bitmapset *expression_inputs; // whole columns, offset by FirstLowInvalidHeapAttributeNumber
 	Bitmapset *predicate_inputs;
+	Bitmapset *expression_parts;  // jsonb parts, registry index + 1
+	Bitmapset *predicate_parts;
 };
 
-// Attribute numbers from a pull_varattnos() set; a whole-row reference reads every column.
+// The core's column numbers for what an expression reads: whole columns (a whole-row
+// reference reads every column), then parts as natts + 1 + part index.
 int
-inputs_to_array(Bitmapset *set, int natts, AttrNumber *out)
+inputs_to_array(Bitmapset *columns, Bitmapset *parts, int natts, AttrNumber *out)
 {
 	int n = 0;
-	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, set))
+	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, columns))
 	{
 		for (int att = 1; att <= natts; att++)
 			out[n++] = att;
-		return n;
+	}
+	else
+	{
+		int member = -1;
+		while ((member = bms_next_member(columns, member)) >= 0)
+		{
+			int att = member + FirstLowInvalidHeapAttributeNumber;
+			if (att > 0) // index expressions cannot read system columns
+				out[n++] = att;
+		}
 	}
 	int member = -1;
-	while ((member = bms_next_member(set, member)) >= 0)
-	{
-		int att = member + FirstLowInvalidHeapAttributeNumber;
-		if (att > 0) // index expressions cannot read system columns
-			out[n++] = att;
-	}
+	while ((member = bms_next_member(parts, member)) >= 0)
+		out[n++] = natts + member;
 	return n;
 }
 
 void
 destroy(RelationInfo *info)
 {
+	if (last_info == info)
+		last_info = nullptr;
 	delete info->core;
 	info->core = nullptr;
 	if (info->old_slot != nullptr)
@@ -106,7 +119,7 @@ build_core(RelationInfo *info, const IndexFacts *facts, const int *index_flags)
 	try
 	{
 		auto *state = new core_bridge::CoreState();
-		state->changes.resize(info->natts);
+		state->changes.resize(info->natts + info->parts.nparts);
 		for (int i = 0; i < info->nindexes; i++)
 		{
 			core::IndexShape shape;
@@ -193,8 +206,10 @@ build_unguarded(Relation rel, RelationInfo **building)
 			if (att > 0)
 				f->stored[f->nstored++] = att;
 		}
-		pull_varattnos(reinterpret_cast<Node *>(ii->ii_Expressions), 1, &f->expression_inputs);
-		pull_varattnos(reinterpret_cast<Node *>(ii->ii_Predicate), 1, &f->predicate_inputs);
+		collect_inputs(reinterpret_cast<Node *>(ii->ii_Expressions), &f->expression_inputs,
+					   &f->expression_parts, &info->parts);
+		collect_inputs(reinterpret_cast<Node *>(ii->ii_Predicate), &f->predicate_inputs,
+					   &f->predicate_parts, &info->parts);
 		flags[i] = (ii->ii_Expressions != NIL ? 1 : 0) | (ii->ii_Predicate != NIL ? 2 : 0);
 		info->any_evaluation |= flags[i] != 0;
 
@@ -203,19 +218,25 @@ build_unguarded(Relation rel, RelationInfo **building)
 	}
 
 	// The attribute arrays of every index, then the C++ shapes.
-	AttrNumber *expr_cols = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
-	AttrNumber *pred_cols = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
+	const int ninputs = natts + info->parts.nparts + 1;
+	AttrNumber *expr_cols = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * ninputs));
+	AttrNumber *pred_cols = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * ninputs));
 	bool core_ok = build_core(info, facts, flags);
+	// A column read through a part is read by the expression all the same.
+	auto mark_read = [info, natts](AttrNumber input) {
+		AttrNumber att = input > natts ? info->parts.parts[input - natts - 1].column : input;
+		info->is_index_input[att] = info->is_expression_input[att] = true;
+	};
 	for (i = 0; core_ok && i < info->nindexes; i++)
 	{
-		int nexpr = inputs_to_array(facts[i].expression_inputs, natts, expr_cols);
-		int npred = inputs_to_array(facts[i].predicate_inputs, natts, pred_cols);
+		int nexpr = inputs_to_array(facts[i].expression_inputs, facts[i].expression_parts, natts, expr_cols);
+		int npred = inputs_to_array(facts[i].predicate_inputs, facts[i].predicate_parts, natts, pred_cols);
 		for (int k = 0; k < facts[i].nstored; k++)
 			info->is_index_input[facts[i].stored[k]] = true;
 		for (int k = 0; k < nexpr; k++)
-			info->is_index_input[expr_cols[k]] = info->is_expression_input[expr_cols[k]] = true;
+			mark_read(expr_cols[k]);
 		for (int k = 0; k < npred; k++)
-			info->is_index_input[pred_cols[k]] = info->is_expression_input[pred_cols[k]] = true;
+			mark_read(pred_cols[k]);
 		try
 		{
 			core::IndexShape &shape = info->core->indexes[i];
@@ -342,13 +363,15 @@ RelationInfo *
 relation_info_get(Relation rel)
 {
 	Oid relid = RelationGetRelid(rel);
+	if (last_info != nullptr && last_info->relid == relid && last_info->valid)
+		return last_info;
 	bool found;
 	auto *entry = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_ENTER, &found));
 	if (!found)
 		entry->info = nullptr;
 
 	if (entry->info != nullptr && entry->info->valid)
-		return entry->info;
+		return last_info = entry->info;
 	if (entry->info != nullptr)
 	{
 		if (entry->info->in_use > 0)
@@ -364,7 +387,9 @@ relation_info_get(Relation rel)
 	// only if it was removed, which nothing does, so it is still ours.
 	entry = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_FIND, nullptr));
 	entry->info = info;
-	return info->valid ? info : nullptr;
+	if (!info->valid)
+		return nullptr;
+	return last_info = info;
 }
 
 } // namespace hotplus

@@ -14,6 +14,8 @@
 
 #include "glue/pg.hpp"
 
+#include "glue/jsonb_parts.hpp"
+
 extern "C" {
 #include "access/attnum.h"
 #include "nodes/execnodes.h"
@@ -50,6 +52,10 @@ struct RelationInfo
 	int natts;
 	int nindexes;
 	IndexEvalInfo *indexes; // in RelationGetIndexList() order
+
+	// jsonb fields read through -> / ->> (jsonb_parts.hpp). Part i is the core's column
+	// number natts + 1 + i.
+	JsonbPartRegistry parts;
 
 	// Columns (attribute numbers, ascending) whose old and new values are compared:
 	// the inputs of every index, and every toastable column.

@@ -3,6 +3,7 @@
 extern "C" {
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
+#include "storage/bufmgr.h"
 #include "utils/rel.h"
 }
 
@@ -18,6 +19,7 @@ struct RunningStatement
 	Oid cached_relid;
 	bool cached_known;
 	Bitmapset *cached_columns;
+	ResultRelInfo *cached_result_rel; // one result relation of rel with an old-tuple slot
 };
 
 RunningStatement *innermost = nullptr;
@@ -32,6 +34,7 @@ push(RunningStatement *frame, QueryDesc *query)
 	frame->cached_relid = InvalidOid;
 	frame->cached_known = false;
 	frame->cached_columns = nullptr;
+	frame->cached_result_rel = nullptr;
 	innermost = frame;
 }
 
@@ -76,7 +79,8 @@ finish_hook(QueryDesc *query)
 // Adds the columns every result relation of estate for rel may change. False if one of
 // them cannot say (no range table entry and no root to map from).
 bool
-collect_from(List *result_relations, EState *estate, Relation rel, bool *found, Bitmapset **columns)
+collect_from(List *result_relations, EState *estate, Relation rel, bool *found, Bitmapset **columns,
+			 ResultRelInfo **with_old_slot)
 {
 	ListCell *lc;
 	foreach (lc, result_relations)
@@ -84,6 +88,8 @@ collect_from(List *result_relations, EState *estate, Relation rel, bool *found, 
 		ResultRelInfo *rri = static_cast<ResultRelInfo *>(lfirst(lc));
 		if (rri->ri_RelationDesc != rel)
 			continue;
+		if (*with_old_slot == nullptr)
+			*with_old_slot = rri;
 		if (rri->ri_RangeTableIndex == 0 && rri->ri_RootResultRelInfo == nullptr)
 			return false;
 		*found = true;
@@ -91,6 +97,34 @@ collect_from(List *result_relations, EState *estate, Relation rel, bool *found, 
 		*columns = bms_add_members(*columns, ExecGetExtraUpdatedCols(rri, estate));
 	}
 	return true;
+}
+
+// Fills the frame's cache for rel.
+RunningStatement *
+frame_for(Relation rel)
+{
+	RunningStatement *frame = innermost;
+	if (frame == nullptr || frame->query->estate == nullptr)
+		return nullptr;
+	if (frame->cached_relid == RelationGetRelid(rel))
+		return frame;
+
+	EState *estate = frame->query->estate;
+	// In the statement's memory: the result lives as long as the frame's cache.
+	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+	Bitmapset *result = nullptr;
+	bool found = false;
+	ResultRelInfo *rri = nullptr;
+	bool known = collect_from(estate->es_opened_result_relations, estate, rel, &found, &result, &rri) &&
+				 collect_from(estate->es_tuple_routing_result_relations, estate, rel, &found, &result, &rri) &&
+				 found;
+	MemoryContextSwitchTo(old);
+
+	frame->cached_relid = RelationGetRelid(rel);
+	frame->cached_known = known;
+	frame->cached_columns = result;
+	frame->cached_result_rel = rri;
+	return frame;
 }
 
 } // namespace
@@ -107,32 +141,32 @@ statement_scope_init()
 bool
 statement_target_columns(Relation rel, Bitmapset **columns)
 {
-	RunningStatement *frame = innermost;
-	if (frame == nullptr || frame->query->estate == nullptr)
-		return false;
 	if (rel->trigdesc != nullptr && rel->trigdesc->trig_update_before_row)
 		return false;
-	if (frame->cached_relid == RelationGetRelid(rel))
-	{
-		*columns = frame->cached_columns;
-		return frame->cached_known;
-	}
+	RunningStatement *frame = frame_for(rel);
+	if (frame == nullptr)
+		return false;
+	*columns = frame->cached_columns;
+	return frame->cached_known;
+}
 
-	EState *estate = frame->query->estate;
-	// In the statement's memory: the result lives as long as the frame's cache.
-	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
-	Bitmapset *result = nullptr;
-	bool found = false;
-	bool known = collect_from(estate->es_opened_result_relations, estate, rel, &found, &result) &&
-				 collect_from(estate->es_tuple_routing_result_relations, estate, rel, &found, &result) &&
-				 found;
-	MemoryContextSwitchTo(old);
-
-	frame->cached_relid = RelationGetRelid(rel);
-	frame->cached_known = known;
-	frame->cached_columns = result;
-	*columns = result;
-	return known;
+TupleTableSlot *
+statement_old_version(Relation rel, ItemPointer otid)
+{
+	RunningStatement *frame = frame_for(rel);
+	if (frame == nullptr || frame->cached_result_rel == nullptr)
+		return nullptr;
+	TupleTableSlot *slot = frame->cached_result_rel->ri_oldTupleSlot;
+	if (slot == nullptr || TTS_EMPTY(slot) || !TTS_IS_BUFFERTUPLE(slot))
+		return nullptr;
+	// Only the page tuple at otid itself, still pinned by the slot: its data cannot change.
+	auto *bslot = reinterpret_cast<BufferHeapTupleTableSlot *>(slot);
+	if (!BufferIsValid(bslot->buffer) || bslot->base.tuple == nullptr ||
+		!ItemPointerEquals(&bslot->base.tuple->t_self, otid) ||
+		BufferGetBlockNumber(bslot->buffer) != ItemPointerGetBlockNumber(otid) ||
+		slot->tts_tableOid != RelationGetRelid(rel))
+		return nullptr;
+	return slot;
 }
 
 } // namespace hotplus

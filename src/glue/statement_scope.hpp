@@ -13,6 +13,8 @@
 
 extern "C" {
 #include "executor/execdesc.h"
+#include "executor/tuptable.h"
+#include "storage/itemptr.h"
 #include "nodes/bitmapset.h"
 #include "utils/relcache.h"
 }
@@ -28,5 +30,11 @@ void statement_scope_init();
 // statement, rel not among its result relations, or a BEFORE ROW UPDATE trigger (which may
 // change any column).
 bool statement_target_columns(Relation rel, Bitmapset **columns);
+
+// The executor's own copy of the version at otid, if the running statement fetched it into
+// its result relation's old-tuple slot (UPDATE and MERGE do, to build the new version): a
+// buffer slot holding exactly the page tuple at otid, still pinned, so its data is the data
+// heap_update() will see. nullptr otherwise; the caller then reads otid itself.
+TupleTableSlot *statement_old_version(Relation rel, ItemPointer otid);
 
 } // namespace hotplus

@@ -70,6 +70,9 @@ int max_tracked_tables = 1000;
 HTAB *local_tables = nullptr;
 HTAB *local_indexes = nullptr;
 bool local_pending = false;
+// The entry of the table counted last: consecutive updates of one table skip the lookup.
+// Reset whenever local_tables is destroyed.
+TableEntry *last_entry = nullptr;
 
 SharedState *shared = nullptr;
 HTAB *shared_tables = nullptr;
@@ -203,6 +206,7 @@ flush()
 	hash_destroy(local_tables);
 	hash_destroy(local_indexes);
 	local_tables = local_indexes = nullptr;
+	last_entry = nullptr;
 	local_pending = false;
 }
 
@@ -277,11 +281,16 @@ stats_count(Oid relid, const UpdateReport &report)
 	ensure_local();
 	StatKey key{MyDatabaseId, relid};
 	bool found;
-	auto *entry = static_cast<TableEntry *>(hash_search(local_tables, &key, HASH_ENTER, &found));
-	if (!found)
+	TableEntry *entry = last_entry;
+	if (entry == nullptr || entry->key.relid != relid || entry->key.dbid != MyDatabaseId)
 	{
-		memset(entry->counters, 0, sizeof(entry->counters));
-		entry->check_time_ns = 0;
+		entry = static_cast<TableEntry *>(hash_search(local_tables, &key, HASH_ENTER, &found));
+		if (!found)
+		{
+			memset(entry->counters, 0, sizeof(entry->counters));
+			entry->check_time_ns = 0;
+		}
+		last_entry = entry;
 	}
 	entry->counters[kUpdates]++;
 	entry->counters[counter_for(report.outcome)]++;
@@ -409,6 +418,7 @@ hotplus_stat_reset(PG_FUNCTION_ARGS)
 		hash_destroy(local_indexes);
 		local_tables = local_indexes = nullptr;
 	}
+	last_entry = nullptr;
 	local_pending = false;
 	if (shared_mode())
 	{

@@ -41,6 +41,9 @@ INDEX_MENU = [
     ("btree", "(lower(t))", "lower(t)", None),
     ("btree", "(a) WHERE b > 0", "a", "b > 0"),
     ("btree", "((doc->>'k1')) WHERE a % 3 = 0", "doc->>'k1'", "a % 3 = 0"),
+    ("btree", "((doc->'k1'))", "doc->'k1'", None),
+    ("btree", "(a) WHERE (doc->>'k2') = 'x'", "a", "(doc->>'k2') = 'x'"),
+    ("btree", "((doc->>'k3'), lower(doc->>'k2'))", "doc->>'k3'", None),
     ("btree", "((100 / a)) WHERE a <> 0", "100 / a", "a <> 0"),
     ("btree", "(a) INCLUDE (b)", "a", None),
     ("btree", "(a, b)", "a", None),
@@ -165,8 +168,11 @@ class Seed:
             "num = num * 1.0",                               # scale change, same value
             "num = round(num, 0)",
             "doc = jsonb_set(doc, '{k3}', to_jsonb(id))",   # field no index covers
-            "doc = jsonb_set(doc, '{k1}', to_jsonb((doc->>'k1')::int + 1))",
+            "doc = jsonb_set(doc, '{k1}', to_jsonb((doc->>'k1')::numeric + 1))",
             "doc = jsonb_set(doc, '{k2}', '\"q\"')",
+            "doc = jsonb_set(doc, '{k2}', to_jsonb(CASE WHEN id % 2 = 0 THEN 'x' ELSE 'y' END))",
+            "doc = doc - 'k3'",
+            "doc = jsonb_set(doc, '{k1}', to_jsonb((doc->>'k1')::numeric * 1.0))",
             "arr = arr || a",
             "arr = arr",
             "t = 'Ab'",
