@@ -109,12 +109,19 @@ def loadavg():
         return f.read().split()[0]
 
 
-def lib_sha():
-    """Short hash of the installed hotplus.so: other engineers may reinstall it meanwhile."""
+def lib_path():
+    """The library the benchmark runs: run.sh's private copy (BENCH_LIB), else the installed."""
+    if os.environ.get('BENCH_LIB'):
+        return os.environ['BENCH_LIB']
     libdir = subprocess.run([os.environ.get('PG_CONFIG', 'pg_config'), '--pkglibdir'],
                             capture_output=True, text=True, check=True).stdout.strip()
+    return os.path.join(libdir, 'hotplus.so')
+
+
+def lib_sha(path=None):
+    """Short hash of the library file (recorded with every run)."""
     try:
-        with open(os.path.join(libdir, 'hotplus.so'), 'rb') as f:
+        with open(path or lib_path(), 'rb') as f:
             return hashlib.sha256(f.read()).hexdigest()[:12]
     except OSError:
         return 'missing'
@@ -150,6 +157,13 @@ def ensure_database(name, extension=True):
     db = DB(name)
     if extension:
         db.x('CREATE EXTENSION hotplus')
+        if os.environ.get('BENCH_LIB'):
+            # every C function of the extension (the table AM handler included) loads the
+            # private copy from now on; new connections only, so reconnect
+            db.x("UPDATE pg_catalog.pg_proc SET probin = %s WHERE probin = '$libdir/hotplus'",
+                 (os.environ['BENCH_LIB'],))
+            db.close()
+            db = DB(name)
     return db
 
 
@@ -195,10 +209,16 @@ class Bench:
         m['date'] = datetime.datetime.now().astimezone().isoformat(timespec='seconds')
         git = lambda *a: subprocess.run(['git', '-C', REPO, *a], capture_output=True,
                                         text=True).stdout.strip()
-        m['commit'] = git('rev-parse', '--short', 'HEAD')
-        m['dirty'] = [l for l in git('status', '--porcelain', '--untracked-files=all',
-                                     '--', 'src', 'Makefile', 'hotplus--1.0.sql',
-                                     'hotplus.control').splitlines() if l.strip()]
+        if os.environ.get('BENCH_COMMIT'):  # recorded by run.sh when it built the library
+            m['commit'] = os.environ['BENCH_COMMIT']
+            m['dirty'] = [l for l in os.environ.get('BENCH_DIRTY', '').split(';') if l.strip()]
+        else:
+            m['commit'] = git('rev-parse', '--short', 'HEAD')
+            m['dirty'] = [l for l in git('status', '--porcelain', '--untracked-files=all',
+                                         '--', 'src', 'Makefile', 'hotplus--1.0.sql',
+                                         'hotplus.control').splitlines() if l.strip()]
+        m['library'] = lib_path()
+        m['library_private'] = bool(os.environ.get('BENCH_LIB'))
         m['server_version'] = db.v('SELECT version()')
         m['settings'] = {name: setting for name, setting in db.q(
             "SELECT name, setting || coalesce(' ' || unit, '') FROM pg_settings WHERE name IN "

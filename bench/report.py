@@ -256,10 +256,12 @@ def render(out):
               f"tree when the library was built): {', '.join('`' + d.strip() + '`' for d in dirty)}"
               if dirty else ' (clean build inputs)'))
     libs = sorted({r['lib_sha256'] for r in rows})
-    L.append(f"- installed hotplus.so (sha256 prefix): {', '.join(libs)}" +
-             (' -- **the library was reinstalled during the run** (other engineers share this '
-              'machine); the `lib_sha256` column of raw.csv says which build each run used'
-              if len(libs) > 1 else ' (the same for every run)'))
+    where = ('a private copy of the library built at the start (`run.sh`), so that a reinstall '
+             'by someone else on the machine cannot change it mid-run'
+             if meta.get('library_private') else 'the installed library')
+    L.append(f"- hotplus.so: {where}; sha256 prefix {', '.join(libs)}" +
+             (' -- **the library changed during the run**; the `lib_sha256` column of raw.csv '
+              'says which build each run used' if len(libs) > 1 else ' (the same for every run)'))
     L.append(f"- server: {meta['server_version']}")
     L.append(f"- machine: {meta['nproc']} cores, {meta['cpu']}; the cluster's processes and "
              f"pgbench ran at nice {meta.get('nice', 0)}" +

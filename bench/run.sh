@@ -39,13 +39,26 @@ fi
 make -s
 make -s install
 
+# Other engineers may rebuild and reinstall hotplus on a shared machine while this runs: the
+# benchmark uses a private copy of the library it just built (bench.py points the extension's
+# functions at it), and records the commit and the state of the build inputs now.
+libdir=$(mktemp -d /tmp/hotplus-bench-lib.XXXXXX)
+trap 'rm -rf "$libdir"' EXIT
+cp hotplus.so "$libdir/hotplus.so"
+chmod 755 "$libdir"
+chmod 644 "$libdir/hotplus.so"
+export BENCH_LIB="$libdir/hotplus.so"
+BENCH_COMMIT=$(git rev-parse --short HEAD)
+BENCH_DIRTY=$(git status --porcelain --untracked-files=all -- src Makefile hotplus--1.0.sql hotplus.control | tr '\n' ';')
+export BENCH_COMMIT BENCH_DIRTY
+
 # Debian's python3 (the one python3-psycopg2 and python3-matplotlib are installed for), not
 # whatever python3 comes first in PATH.
 PY=/usr/bin/python3
-export BENCH_COMMAND="bash bench/run.sh $*"
+export BENCH_COMMAND="bash bench/run.sh${*:+ $*}"
 export MPLBACKEND=Agg
 # The cluster: a temporary data directory; settings as documented in the report.
-exec pg_virtualenv -t -v 15 \
+pg_virtualenv -t -v 15 \
 	-o 'shared_buffers=1GB' \
 	-o 'max_wal_size=4GB' \
 	-o 'checkpoint_timeout=30min' \
