@@ -200,7 +200,7 @@ def chart_w1(res, path):
     ax.set_yticks(ys)
     ax.set_yticklabels([r['label'] for r in res], fontsize=8)
     ax.set_xlabel('hotheap vs heap, change of median UPDATE time (%)  -- lower is better')
-    ax.set_title('Workload 1: one UPDATE over every row (green: target met, red: missed)')
+    ax.set_title('Workload 1: one UPDATE over every row\n(green: target met, red: missed)', fontsize=10)
     ax.legend(fontsize=7, loc='lower right')
     ax.grid(axis='x', alpha=0.3)
     fig.tight_layout()
@@ -225,7 +225,8 @@ def chart_tps(res, path):
     ax.set_yticks(ys)
     ax.set_yticklabels([r['label'] for r in res], fontsize=8)
     ax.set_xlabel('TPS ratio of medians  -- higher is better')
-    ax.set_title('Workloads 2-5: pgbench, 2 clients (green: target met, red: missed, grey: no target)')
+    ax.set_title('Workloads 2-5: pgbench TPS, 2 clients\n(green: target met, red: missed, grey: no target)',
+                 fontsize=10)
     ax.legend(fontsize=7, loc='lower right')
     ax.grid(axis='x', alpha=0.3)
     fig.tight_layout()
