@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import re
-import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -622,7 +622,11 @@ def main():
         import report
         report.render(args.out)
         return
-    Bench(args).run()
+    bench = Bench(args)
+    try:
+        bench.run()
+    finally:
+        shutil.rmtree(bench.tmp, ignore_errors=True)
 
 
 if __name__ == '__main__':
