@@ -13,7 +13,7 @@ cd "$work"
 runuser -u postgres -- env PATH="$bindir:$PATH" PG_REGRESS="$pgxs_dir/test/regress/pg_regress" \
 	prove -I "$pgxs_dir/test/perl" -I t "$@"
 rc=$?
-log_dir=${HOTPLUS_LOG_DIR:-$OLDPWD/log}
+log_dir=${HOTPLUS_LOG_DIR:-$OLDPWD/test-logs}
 mkdir -p "$log_dir" && rm -rf "$log_dir/tap" && cp -r "$work/tmp_check/log" "$log_dir/tap" 2>/dev/null
 cd / && rm -rf "$work"
 exit $rc

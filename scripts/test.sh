@@ -10,7 +10,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-log_dir=${HOTPLUS_LOG_DIR:-$root/log}
+# Not log/: PGXS's "make clean" removes that.
+log_dir=${HOTPLUS_LOG_DIR:-$root/test-logs}
 mkdir -p "$log_dir"
 
 bash scripts/install-deps.sh || { echo "install-deps failed"; echo "0 passed, 1 failed"; exit 1; }
