@@ -7,9 +7,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $old = PostgreSQL::Test::Cluster->new('old');
-$old->init;
-$old->start;
-$old->safe_psql('postgres', q{
+# The same hotheap objects in every source cluster.
+my $schema = q{
 CREATE EXTENSION hotplus;
 CREATE TABLE docs (id int PRIMARY KEY, doc jsonb, n int) USING hotheap WITH (fillfactor = 50);
 INSERT INTO docs SELECT g, jsonb_build_object('a', g), g FROM generate_series(1, 1000) g;
@@ -20,7 +19,11 @@ CREATE TABLE parted (id int, v text) PARTITION BY RANGE (id);
 CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (500) USING hotheap;
 CREATE TABLE parted_2 PARTITION OF parted FOR VALUES FROM (500) TO (1000) USING hotheap;
 INSERT INTO parted SELECT g, repeat('v', g) FROM generate_series(0, 999) g;
-});
+};
+
+$old->init;
+$old->start;
+$old->safe_psql('postgres', $schema);
 
 my $fingerprint = q{
 SELECT (SELECT string_agg(format('%s:%s', c.relname, a.amname), ',' ORDER BY c.relname)
@@ -62,17 +65,7 @@ for my $mode ('copy', 'link') {
 	my $src = PostgreSQL::Test::Cluster->new("src_$mode");
 	$src->init(extra => [ '--locale=C', '--encoding=UTF8' ]);
 	$src->start;
-	$src->safe_psql('postgres', 'CREATE EXTENSION hotplus');
-	$src->safe_psql('postgres', $_) for split /;\n/, q{
-CREATE TABLE docs (id int PRIMARY KEY, doc jsonb, n int) USING hotheap WITH (fillfactor = 50);
-INSERT INTO docs SELECT g, jsonb_build_object('a', g), g FROM generate_series(1, 1000) g;
-CREATE INDEX docs_a ON docs ((doc->>'a'));
-CREATE INDEX docs_neg ON docs (n) WHERE n < 0;
-UPDATE docs SET n = -n WHERE id % 10 = 0;
-CREATE TABLE parted (id int, v text) PARTITION BY RANGE (id);
-CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (500) USING hotheap;
-CREATE TABLE parted_2 PARTITION OF parted FOR VALUES FROM (500) TO (1000) USING hotheap;
-INSERT INTO parted SELECT g, repeat('v', g) FROM generate_series(0, 999) g};
+	$src->safe_psql('postgres', $schema);
 	$src->stop;
 
 	my $dst = PostgreSQL::Test::Cluster->new("dst_$mode");

@@ -365,32 +365,12 @@ return_indexes(ReturnSetInfo *rsinfo, HTAB *indexes, bool shared)
 	}
 }
 
-} // namespace
-
-extern "C" {
-
-PG_FUNCTION_INFO_V1(hotplus_stat_tables_internal);
-Datum
-hotplus_stat_tables_internal(PG_FUNCTION_ARGS)
-{
-	using namespace hotplus;
-	InitMaterializedSRF(fcinfo, 0);
-	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-	if (shared_mode())
-	{
-		flush(); // this backend's own pending counts first
-		LWLockAcquire(shared->lock, LW_SHARED);
-		return_tables(rsinfo, shared_tables, true);
-		LWLockRelease(shared->lock);
-	}
-	else
-		return_tables(rsinfo, local_tables, false);
-	return (Datum) 0;
-}
-
-PG_FUNCTION_INFO_V1(hotplus_stat_indexes_internal);
-Datum
-hotplus_stat_indexes_internal(PG_FUNCTION_ARGS)
+// Returns the rows of one statistics table: in shared mode the shared table (after adding
+// this backend's pending counts), else this backend's own. The local table is read through
+// a pointer because flushing replaces it.
+void
+materialize(FunctionCallInfo fcinfo, void (*emit)(ReturnSetInfo *, HTAB *, bool), HTAB *shared_table,
+			HTAB *const *local_table)
 {
 	using namespace hotplus;
 	InitMaterializedSRF(fcinfo, 0);
@@ -399,11 +379,30 @@ hotplus_stat_indexes_internal(PG_FUNCTION_ARGS)
 	{
 		flush();
 		LWLockAcquire(shared->lock, LW_SHARED);
-		return_indexes(rsinfo, shared_indexes, true);
+		emit(rsinfo, shared_table, true);
 		LWLockRelease(shared->lock);
 	}
 	else
-		return_indexes(rsinfo, local_indexes, false);
+		emit(rsinfo, *local_table, false);
+}
+
+} // namespace
+
+extern "C" {
+
+PG_FUNCTION_INFO_V1(hotplus_stat_tables_internal);
+Datum
+hotplus_stat_tables_internal(PG_FUNCTION_ARGS)
+{
+	materialize(fcinfo, return_tables, hotplus::shared_tables, &hotplus::local_tables);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(hotplus_stat_indexes_internal);
+Datum
+hotplus_stat_indexes_internal(PG_FUNCTION_ARGS)
+{
+	materialize(fcinfo, return_indexes, hotplus::shared_indexes, &hotplus::local_indexes);
 	return (Datum) 0;
 }
 
