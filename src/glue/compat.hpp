@@ -8,16 +8,10 @@
 #error "hotplus supports PostgreSQL 15 only for now (see src/glue/compat.hpp)"
 #endif
 
-// PG15 table_tuple_update() reports index maintenance as a bool; PG16 (commit 19d8e2308b,
-// summarizing indexes) turned it into TU_UpdateIndexes. hotplus code speaks in terms of
+// PG15 table_tuple_update() reports index maintenance as a bool; PG16 (HOT updates that
+// only change summarizing indexes such as BRIN) turned it into TU_UpdateIndexes. hotplus code speaks in terms of
 // the PG16 enum and converts here.
 enum class IndexUpdate { None, All, Summarizing };
-
-inline void
-compat_set_update_indexes(bool *update_indexes, IndexUpdate value)
-{
-	*update_indexes = (value != IndexUpdate::None);
-}
 
 inline IndexUpdate
 compat_get_update_indexes(const bool *update_indexes)
@@ -27,7 +21,7 @@ compat_get_update_indexes(const bool *update_indexes)
 
 using CompatUpdateIndexesOut = bool;
 
-// INSTR_TIME_GET_NANOSEC appeared in PG16 (commit 03023a2664, instr_time as int64 ns). In
+// INSTR_TIME_GET_NANOSEC appeared in PG16 (instr_time became an int64 of nanoseconds). In
 // PG15 on Linux instr_time is a struct timespec (clock_gettime).
 extern "C" {
 #include "portability/instr_time.h"

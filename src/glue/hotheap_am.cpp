@@ -86,12 +86,6 @@ hotheap_routine()
 	return &hotheap_methods;
 }
 
-bool
-is_hotheap(Relation rel)
-{
-	return rel->rd_tableam == &hotheap_methods;
-}
-
 } // namespace hotplus
 
 extern "C" {

@@ -12,7 +12,4 @@ namespace hotplus {
 // hotheap's routine; built once per backend from heap's (see hotheap_am.cpp).
 const TableAmRoutine *hotheap_routine();
 
-// True if rel is served by hotheap in this backend.
-bool is_hotheap(Relation rel);
-
 } // namespace hotplus
