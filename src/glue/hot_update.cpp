@@ -5,11 +5,13 @@
 //   1. relation has nothing to gain (no toastable column, no expression/partial index),
 //      or the running statement changes no column that an index reads or that is
 //      toastable (its target columns, statement_scope.hpp): heap's update as is;
-//   2. read the old version from its TID (pin + short share lock, no user code under it),
-//      deform only the compared columns of both versions;
+//   2. the old version: the executor's pinned copy of the page tuple at the TID when it has
+//      one, else read from the TID (pin + short share lock, no user code under it); deform
+//      only the compared columns of both versions;
 //   3. classify each compared column: Same (equal as stored), ImageEqual (equal after
 //      detoasting; the raw sizes are compared first, so nothing is fetched when they
-//      differ), Changed. Toastable ImageEqual columns get the old stored datum back;
+//      differ), Changed; and each jsonb field an index reads (jsonb_parts.hpp). Toastable
+//      ImageEqual columns get the old stored datum back;
 //   4. a new version that cannot fit on the old page cannot be HOT: heap as is;
 //   5. the pure core decides (predicates before expressions, evaluation only as needed,
 //      every value detoasted at most once per version);
@@ -341,7 +343,6 @@ cannot_fit(TupleTableSlot *slot, Size page_free)
 		heap_freetuple(tuple);
 	return result;
 }
-
 
 // Decides, then runs heap's update with the decision. The caller owns cleanup.
 TM_Result
