@@ -171,7 +171,6 @@ struct UpdateDecision
 	bool summarizing_changed = false; // a summarizing index needs an entry for the new row
 	int blocking_index = -1;		  // the index found changing, if any
 	IndexVerdict blocking_verdict = IndexVerdict::UnchangedInputsSame;
-	bool stock_would_be_hot = true;	  // no HOT-blocking index input differs as stored
 	bool used_expressions = false;	  // an index was found unchanged by evaluation (c)
 	bool used_predicates = false;	  // an index was found unchanged by (b) or (c) w/o exprs
 	bool used_image_equality = false; // an index was found unchanged thanks to image equality
@@ -200,10 +199,7 @@ decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &chang
 		if (index.summarizing)
 			continue;
 		IndexVerdict v = IndexVerdict::Declined;
-		bool decided = precheck_index(index, changes, &v) == Precheck::Decided;
-		if (!decided || v != IndexVerdict::UnchangedInputsSame)
-			d.stock_would_be_hot = false;
-		if (decided && verdict_changes_index(v))
+		if (precheck_index(index, changes, &v) == Precheck::Decided && verdict_changes_index(v))
 		{
 			block(i, v);
 			return d;

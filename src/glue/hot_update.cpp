@@ -348,12 +348,8 @@ cannot_fit(TupleTableSlot *slot, Size page_free)
 TM_Result
 decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 {
-	// Materialize the new version in its slot: its values must not change under us. (A
-	// virtual slot, as the logical replication apply worker passes, hands back a copy.)
-	bool should_free = false;
-	HeapTuple materialized = ExecFetchSlotHeapTuple(a.slot, true, &should_free);
-	if (should_free)
-		heap_freetuple(materialized);
+	// Materialize the new version in its slot: its values must not change under us.
+	ExecMaterializeSlot(a.slot);
 
 	// The old version: the executor's copy when it has the page tuple at otid pinned (no
 	// second buffer lookup), else read from otid.
