@@ -3,6 +3,11 @@
 #   make && make install        build and install into the server of $(PG_CONFIG)
 #   make unit                   build and run the Catch2 unit tests of the pure C++ core
 #   make installcheck           pg_regress + isolation suites against a running server
+#   make matrix                 every test on PostgreSQL 15 (Debian's and assert-enabled), 17,
+#                               18 and assert-enabled 18 (servers built once into
+#                               /var/cache/hotplus; scripts/test.sh)
+#
+# Another server: make PG_CONFIG=/path/to/bin/pg_config (and install with the same).
 #
 # The server is C; every C++ translation unit includes PostgreSQL headers only inside
 # extern "C" (see src/glue/pg.hpp) and never lets an exception or a longjmp cross a frame
@@ -54,6 +59,12 @@ clean: clean-unit
 .PHONY: clean-unit
 clean-unit:
 	rm -f test/unit/unit_tests
+
+# The version matrix (README "Supported versions").
+MATRIX_TARGETS ?= 15 15-cassert 17 18 18-cassert
+.PHONY: matrix
+matrix:
+	bash scripts/test.sh $(MATRIX_TARGETS)
 
 # Benchmark suite: heap vs hotheap (bench/README.md). make bench BENCH_ARGS=--quick|--full
 .PHONY: bench

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Builds a PostgreSQL server from Debian's source package into a cache outside the
-# repository, once; later calls reuse it. For the version matrix (issue 7).
+# repository, once; later calls reuse it. For the version matrix (scripts/matrix.sh).
 #
 #   bash scripts/build-pg.sh 18 cassert    # -> /var/cache/hotplus/pg-18-cassert
 #   bash scripts/build-pg.sh 17            # -> /var/cache/hotplus/pg-17
 #
-# Prints the installed pg_config path last. Sources: 17 from trixie, 18 from sid (deb-src
-# lines only: no binary package of another release is installed). Build dependencies are
-# Debian's bison and flex; ICU, readline and zlib are left out to need no more -dev packages.
+# Prints the installed pg_config path last. Sources: 15 from bookworm itself, 17 from trixie,
+# 18 from sid (deb-src lines only: no binary package of another release is installed). Build
+# dependencies are Debian's bison, flex and libicu-dev (the tests use ICU collations);
+# readline and zlib are left out to need no more -dev packages.
 set -euo pipefail
 version=$1
 flavour=${2:-release}
 cache=${HOTPLUS_PG_CACHE:-/var/cache/hotplus}
-prefix="$cache/pg-$version$([ "$flavour" = cassert ] && echo -cassert)"
+prefix="$cache/pg-$version"
+if [ "$flavour" = cassert ]; then prefix+=-cassert; fi
 
 if [ -x "$prefix/bin/pg_config" ] && [ -f "$prefix/.complete" ]; then
 	echo "$prefix/bin/pg_config"
@@ -20,6 +22,7 @@ if [ -x "$prefix/bin/pg_config" ] && [ -f "$prefix/.complete" ]; then
 fi
 
 case $version in
+	15) suite=bookworm ;; # Debian 12's own source package (for an assert-enabled 15)
 	17) suite=trixie ;;
 	18) suite=sid ;;
 	*) echo "build-pg.sh: no source suite known for PostgreSQL $version" >&2; exit 2 ;;
@@ -27,29 +30,52 @@ esac
 
 export DEBIAN_FRONTEND=noninteractive
 list=/etc/apt/sources.list.d/hotplus-src-$suite.sources
-if [ ! -f "$list" ]; then
+if ! apt-cache showsrc "postgresql-$version" 2>/dev/null | grep -c '^Package:' >/dev/null; then
 	printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
 		"$suite" >"$list"
 	apt-get update -qq
 fi
-apt-get install -y -qq --no-install-recommends bison flex libipc-run-perl >/dev/null
+apt-get install -y -qq --no-install-recommends bison flex libicu-dev pkgconf libipc-run-perl >/dev/null
 
 src="$cache/src"
 mkdir -p "$src"
 cd "$src"
 orig=$(ls postgresql-"$version"_*.orig.tar.bz2 2>/dev/null | tail -1 || true)
 if [ -z "$orig" ]; then
-	apt-get source -qq --download-only "postgresql-$version" >/dev/null
-	orig=$(ls postgresql-"$version"_*.orig.tar.bz2 | tail -1)
+	# Newest first. A mirror may lack the newest upload's files (seen: 15.20 and 17.12); then
+	# take the newest earlier point release from Debian's pool, with the upstream tarball
+	# checked against the SHA-256 its Debian .dsc lists.
+	listed=$(apt-cache showsrc "postgresql-$version" | sed -n 's/^Version: //p' | sort -rV)
+	for v in $listed; do
+		apt-get source -qq --download-only "postgresql-$version=$v" >/dev/null 2>&1 && break
+	done
+	if ! ls postgresql-"$version"_*.orig.tar.bz2 >/dev/null 2>&1; then
+		newest=$(echo "$listed" | head -n 1)
+		upstream=${newest%%-*}
+		revision=${newest#*-}
+		for ((minor = ${upstream#*.}; minor >= 0; minor--)); do
+			base="http://deb.debian.org/debian/pool/main/p/postgresql-$version/postgresql-${version}_$version.$minor"
+			curl -fsS -o "dsc.tmp" "$base-$revision.dsc" 2>/dev/null || continue
+			curl -fsS -o "orig.tmp" "$base.orig.tar.bz2" || continue
+			sum=$(sha256sum orig.tmp | cut -d' ' -f1)
+			if grep -q "$sum .*postgresql-${version}_$version.$minor.orig.tar.bz2" dsc.tmp; then
+				mv orig.tmp "postgresql-${version}_$version.$minor.orig.tar.bz2"
+				break
+			fi
+			echo "build-pg.sh: checksum mismatch for $base.orig.tar.bz2" >&2
+		done
+		rm -f dsc.tmp orig.tmp
+	fi
+	orig=$(ls postgresql-"$version"_*.orig.tar.bz2 | sort -V | tail -1)
 fi
-tree=$(tar tjf "$orig" | head -1 | cut -d/ -f1)
-build="$src/$tree-$flavour"
+upstream=${orig#postgresql-"$version"_}
+build="$src/postgresql-${upstream%.orig.tar.bz2}-$flavour"
 rm -rf "$build"
 mkdir -p "$build"
 tar xjf "$orig" -C "$build" --strip-components=1
 cd "$build"
 
-options=(--prefix="$prefix" --enable-tap-tests --without-icu --without-readline --without-zlib)
+options=(--prefix="$prefix" --enable-tap-tests --without-readline --without-zlib)
 [ "$flavour" = cassert ] && options+=(--enable-cassert --enable-debug)
 ./configure "${options[@]}" >configure.log 2>&1
 make -j"$(nproc)" -s >build.log 2>&1

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs the TAP suite (t/*.pl) with PostgreSQL::Test::Cluster from Debian's server-dev package.
+# Runs the TAP suite (t/*.pl) with PostgreSQL::Test::Cluster of the server $PG_CONFIG names
+# (default: the pg_config on PATH).
 # initdb refuses root, so the tests run as postgres in a copy of t/ that postgres owns.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-pgxs_dir=$(dirname "$(pg_config --pgxs)")/..
-bindir=$(pg_config --bindir)
+pg_config=${PG_CONFIG:-pg_config}
+pgxs_dir=$(dirname "$("$pg_config" --pgxs)")/..
+bindir=$("$pg_config" --bindir)
 work=$(mktemp -d -t hotplus-tap.XXXXXX)
 cp -r t "$work/t"
 chown -R postgres:postgres "$work"

@@ -1,49 +1,45 @@
 #!/usr/bin/env bash
-# Runs every hotplus test on this machine, as root, from a fresh Debian 12:
-# installs dependencies, builds warning-free, installs, then runs
-#   unit        Catch2 tests of the pure core (test/unit)
-#   regress     pg_regress suite (sql/, expected/) on a throwaway cluster
-#   isolation   isolation tester specs (specs/, expected/) on a throwaway cluster
+# Runs every hotplus test on this machine, as root, from a fresh Debian 12: installs
+# dependencies, runs the Catch2 unit tests of the pure core once, then for each server target
+#   build         build warning-free against that server and install into it
+#   regress       pg_regress suite (sql/, expected/) on a throwaway cluster
+#   isolation     isolation tester specs (specs/, expected/) on a throwaway cluster
 #   differential  randomized hotheap-vs-heap differential test, fixed seeds
-#   tap         TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
+#   tap           TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
+#   server-log    no assertion failure, leaked reference, memory context corruption or crash
+#                 in any server log of the target's runs (scripts/server-log-problems.sh)
 # and ends with one summary line "N passed, N failed".
+#
+#   bash scripts/test.sh                  # targets "15 18-cassert" (what .ci/run runs)
+#   bash scripts/test.sh 15 17 18 ...     # any of 15 (Debian's), 15-cassert, 17, 18, 18-cassert
+#
+# A target other than 15 is a server built once from Debian's source package into
+# /var/cache/hotplus by scripts/build-pg.sh (about 10 minutes on 2 cores), then reused.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 # Not log/: PGXS's "make clean" removes that.
-log_dir=${HOTPLUS_LOG_DIR:-$root/test-logs}
-mkdir -p "$log_dir"
+log_root=${HOTPLUS_LOG_DIR:-$root/test-logs}
+mkdir -p "$log_root"
+targets=("$@")
+((${#targets[@]})) || targets=(15 18-cassert)
 
 bash scripts/install-deps.sh || { echo "install-deps failed"; echo "0 passed, 1 failed"; exit 1; }
 
 passed=0
 failed=0
 failures=()
+prefix=""
 
 record() { # name passed failed
 	passed=$((passed + $2))
 	failed=$((failed + $3))
-	if (($3 > 0)); then failures+=("$1"); fi
-	printf '== %-10s %d passed, %d failed\n' "$1" "$2" "$3"
+	if (($3 > 0)); then failures+=("$prefix$1"); fi
+	printf '== %-24s %d passed, %d failed\n' "$prefix$1" "$2" "$3"
 }
 
-# --- build: must be warning-free -------------------------------------------------------
-make clean >/dev/null 2>&1
-if make -j2 >"$log_dir/build.log" 2>&1 && make install >>"$log_dir/build.log" 2>&1; then
-	if grep -q 'warning:' "$log_dir/build.log"; then
-		grep 'warning:' "$log_dir/build.log"
-		record build 0 1
-	else
-		record build 1 0
-	fi
-else
-	tail -40 "$log_dir/build.log"
-	record build 0 1
-	echo "${passed} passed, ${failed} failed"
-	exit 1
-fi
-
-# --- unit: Catch2 ---------------------------------------------------------------------
+# --- unit: Catch2 (no server involved) -------------------------------------------------
+log_dir=$log_root
 make unit >"$log_dir/unit.log" 2>&1
 unit_rc=$?
 tail -3 "$log_dir/unit.log"
@@ -57,12 +53,13 @@ else
 	record unit "${p:-0}" "${f:-1}"
 fi
 
-# --- pg_regress / isolation: count from the runner's own summary ------------------------
-count_regress() { # name logfile rc
-	local name=$1 file=$2 rc=$3 total fails
-	# pg_regress 15 centres its summary: " All 17 tests passed. "
-	if grep -qE '^ *All [0-9]+ tests passed' "$file"; then
-		total=$(grep -oE '^ *All [0-9]+' "$file" | grep -oE '[0-9]+')
+# --- pg_regress / isolation: count from the runner's own summary ---------------------
+count_regress() { # name logfile rc diffs
+	local name=$1 file=$2 rc=$3 diffs=$4 total fails
+	# pg_regress 15 centres its summary (" All 17 tests passed. "); 16+ prints TAP
+	# ("# All 17 tests passed.", "# 1 of 17 tests failed.").
+	if grep -qE '^(# )? *All [0-9]+ tests passed' "$file"; then
+		total=$(grep -oE 'All [0-9]+ tests passed' "$file" | grep -oE '[0-9]+')
 		record "$name" "$total" 0
 	elif grep -qE '[0-9]+ of [0-9]+ tests failed' "$file"; then
 		fails=$(grep -oE '[0-9]+ of [0-9]+ tests failed' "$file" | head -1)
@@ -71,59 +68,122 @@ count_regress() { # name logfile rc
 	else
 		record "$name" 0 1
 	fi
-	if ((rc != 0)) && [ -f regression.diffs ]; then
-		echo "---- $name: regression.diffs (first 200 lines)"
-		head -200 regression.diffs
+	if ((rc != 0)) && [ -f "$diffs" ]; then
+		echo "---- $name: $diffs (first 200 lines)"
+		head -200 "$diffs"
 	fi
-	[ -f regression.diffs ] && cp regression.diffs "$log_dir/$name.diffs"
+	[ -f "$diffs" ] && cp "$diffs" "$log_dir/$name.diffs"
 }
 
-# -t: a temporary cluster directory even as root; a random port, since pg_createcluster
-# would pick the same first free port for two runs that start at once.
-virtualenv() { pg_virtualenv -t -v 15 -c "-p $((20000 + RANDOM % 20000))" "$@"; }
+pg_config_for() { # target -> pg_config path on stdout
+	case $1 in
+		15) echo /usr/lib/postgresql/15/bin/pg_config ;;
+		*-cassert) bash scripts/build-pg.sh "${1%-cassert}" cassert | tail -n 1 ;;
+		*) bash scripts/build-pg.sh "$1" | tail -n 1 ;;
+	esac
+}
 
-if ls sql/*.sql >/dev/null 2>&1; then
-	virtualenv make installcheck ISOLATION= >"$log_dir/regress.log" 2>&1
-	rc=$?
-	grep -E '^(test | +[a-z_]+ +\.\.\.| *All | *[0-9]+ of )' "$log_dir/regress.log" || true
-	count_regress regress "$log_dir/regress.log" $rc
-fi
+run_target() { # target
+	local target=$1 rc
+	prefix="[$target] "
+	log_dir=$log_root/$target
+	rm -rf "$log_dir"
+	mkdir -p "$log_dir"
 
-if ls specs/*.spec >/dev/null 2>&1; then
-	virtualenv make installcheck REGRESS= >"$log_dir/isolation.log" 2>&1
-	rc=$?
-	grep -E '^(test | +[a-z_]+ +\.\.\.| *All | *[0-9]+ of )' "$log_dir/isolation.log" || true
-	count_regress isolation "$log_dir/isolation.log" $rc
-fi
+	local started=$SECONDS
+	PG_CONFIG=$(pg_config_for "$target" 2>"$log_dir/server-build.log")
+	if [ ! -x "$PG_CONFIG" ]; then
+		tail -20 "$log_dir/server-build.log"
+		record server 0 1
+		return
+	fi
+	export PG_CONFIG
+	echo "-- $target: $("$PG_CONFIG" --version) ($PG_CONFIG, ready after $((SECONDS - started)) s)"
 
-# Fixed seeds, so CI is repeatable; scripts/soak.sh runs random seeds for as long as you like.
-virtualenv /usr/bin/python3 test/differential/difftest.py --seeds "${HOTPLUS_DIFF_SEEDS:-1-40}" \
-	>"$log_dir/differential.log" 2>&1
-grep -E 'FAILED|^    ' "$log_dir/differential.log" | head -60 || true
-p=$(grep -c ' ok (' "$log_dir/differential.log")
-f=$(grep -c ' FAILED ' "$log_dir/differential.log")
-if ! grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$log_dir/differential.log"; then
-	tail -20 "$log_dir/differential.log"
-	f=$((f + 1))
-fi
-record differential "$p" "$f"
+	# --- build: must be warning-free -----------------------------------------------------
+	make clean >/dev/null 2>&1
+	if make -j2 >"$log_dir/build.log" 2>&1 && make install >>"$log_dir/build.log" 2>&1; then
+		if grep -q 'warning:' "$log_dir/build.log"; then
+			grep 'warning:' "$log_dir/build.log"
+			record build 0 1
+		else
+			record build 1 0
+		fi
+	else
+		tail -40 "$log_dir/build.log"
+		record build 0 1
+		return
+	fi
 
-if ls t/*.pl >/dev/null 2>&1; then
-	bash scripts/tap.sh >"$log_dir/tap.log" 2>&1
-	rc=$?
-	grep -E '^t/|^Files=|^Result:|Failed' "$log_dir/tap.log" || true
-	total=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\),.*/\1/p' "$log_dir/tap.log")
-	bad=$(grep -oE 'Failed [0-9]+/[0-9]+ subtests' "$log_dir/tap.log" | awk '{split($2, a, "/"); s += a[1]} END {print s + 0}')
-	if ((rc != 0 && bad == 0)); then bad=1; fi
-	total=${total:-0}
-	good=$((total - bad))
-	((good < 0)) && good=0
-	((rc != 0)) && tail -30 "$log_dir/tap.log"
-	record tap "$good" "$bad"
+	cluster() { # name command...
+		HOTPLUS_SERVER_LOG="$log_dir/$1.server.log" bash scripts/with-cluster.sh -- "${@:2}"
+	}
+
+	if ls sql/*.sql >/dev/null 2>&1; then
+		rm -f regression.diffs
+		cluster regress make installcheck ISOLATION= >"$log_dir/regress.log" 2>&1
+		rc=$?
+		grep -E '^(test | +[a-z_]+ +\.\.\.|(ok|not ok) +[0-9]+ | *(# )?All | *(# )?[0-9]+ of )' "$log_dir/regress.log" || true
+		count_regress regress "$log_dir/regress.log" $rc regression.diffs
+	fi
+
+	if ls specs/*.spec >/dev/null 2>&1; then
+		rm -f output_iso/regression.diffs
+		cluster isolation make installcheck REGRESS= >"$log_dir/isolation.log" 2>&1
+		rc=$?
+		grep -E '^(test | +[a-z_]+ +\.\.\.|(ok|not ok) +[0-9]+ | *(# )?All | *(# )?[0-9]+ of )' "$log_dir/isolation.log" || true
+		count_regress isolation "$log_dir/isolation.log" $rc output_iso/regression.diffs
+	fi
+
+	# Fixed seeds, so CI is repeatable; scripts/soak.sh runs random seeds for as long as you like.
+	cluster differential /usr/bin/python3 test/differential/difftest.py --seeds "${HOTPLUS_DIFF_SEEDS:-1-40}" \
+		>"$log_dir/differential.log" 2>&1
+	grep -E 'FAILED|^    ' "$log_dir/differential.log" | head -60 || true
+	local p f
+	p=$(grep -c ' ok (' "$log_dir/differential.log")
+	f=$(grep -c ' FAILED ' "$log_dir/differential.log")
+	if ! grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$log_dir/differential.log"; then
+		tail -20 "$log_dir/differential.log"
+		f=$((f + 1))
+	fi
+	record differential "$p" "$f"
+
+	if ls t/*.pl >/dev/null 2>&1; then
+		HOTPLUS_LOG_DIR=$log_dir bash scripts/tap.sh >"$log_dir/tap.log" 2>&1
+		rc=$?
+		grep -E '^t/|^Files=|^Result:|Failed' "$log_dir/tap.log" || true
+		local total bad good
+		total=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\),.*/\1/p' "$log_dir/tap.log")
+		bad=$(grep -oE 'Failed [0-9]+/[0-9]+ subtests' "$log_dir/tap.log" | awk '{split($2, a, "/"); s += a[1]} END {print s + 0}')
+		if ((rc != 0 && bad == 0)); then bad=1; fi
+		total=${total:-0}
+		good=$((total - bad))
+		((good < 0)) && good=0
+		((rc != 0)) && tail -30 "$log_dir/tap.log"
+		record tap "$good" "$bad"
+	fi
+
+	if bash scripts/server-log-problems.sh \
+		"$log_dir"/*.server.log $(find "$log_dir/tap" -name '*.log' 2>/dev/null); then
+		record server-log 0 1
+	else
+		record server-log 1 0
+	fi
+	echo "-- $target: done in $((SECONDS - started)) s"
+}
+
+for target in "${targets[@]}"; do
+	run_target "$target"
+done
+# Leave the tree built for Debian's server, as after "make".
+prefix=""
+if [ "${targets[-1]}" != 15 ]; then
+	make clean >/dev/null 2>&1
+	PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config make -j2 >/dev/null 2>&1
 fi
 
 if ((failed > 0)); then
-	echo "failed suites: ${failures[*]} (logs in $log_dir)"
+	echo "failed: ${failures[*]} (logs in $log_root)"
 fi
 echo "${passed} passed, ${failed} failed"
 ((failed == 0))

@@ -142,7 +142,6 @@ SELECT bt_index_check('mv_id', true);
 CREATE TABLE pt (id int, v text) PARTITION BY RANGE (id);
 CREATE TABLE pt1 PARTITION OF pt FOR VALUES FROM (0) TO (100) USING heap;
 INSERT INTO pt SELECT g, 'x' || g FROM generate_series(0, 99) g;
-ALTER TABLE pt SET ACCESS METHOD hotheap;
 ALTER TABLE pt1 SET ACCESS METHOD hotheap;
 SELECT * FROM am_of('pt1');
 UPDATE pt SET v = v || 'y' WHERE id % 2 = 0;

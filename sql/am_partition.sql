@@ -11,9 +11,6 @@ SET search_path = am_partition, public;
 
 \i test/sql/am_check_btrees.sql
 
--- PostgreSQL 15 has no access method for a partitioned table itself
-CREATE TABLE p_bad (id int) PARTITION BY RANGE (id) USING hotheap;
-
 CREATE TABLE p (id int, k int, v text, PRIMARY KEY (id)) PARTITION BY RANGE (id);
 CREATE INDEX p_k ON p (k);
 CREATE TABLE p1 PARTITION OF p FOR VALUES FROM (1) TO (1001) USING hotheap;

@@ -17,7 +17,6 @@ SELECT name, setting, context FROM pg_settings WHERE name LIKE 'hotplus.%' ORDER
 -- hotheap where it cannot serve: PostgreSQL refuses a table access method for
 -- partitioned tables, views and (without allow_system_table_mods) catalogs.
 CREATE TABLE mu (id int PRIMARY KEY, a int, doc jsonb) USING hotheap WITH (fillfactor = 50);
-CREATE TABLE mu_parted (id int) PARTITION BY RANGE (id) USING hotheap;
 CREATE VIEW mu_view USING hotheap AS SELECT 1;
 CREATE TABLE pg_catalog.mu_catalog (id int) USING hotheap;
 -- A materialized view may use hotheap: it is a table.

@@ -1,33 +1,205 @@
 // Everything that differs between PostgreSQL major versions, in one place.
 //
-// Each difference names the server change it follows. hotplus builds against 15 today;
-// 16-18 are issue 7 and must only touch this file (plus tests).
+// hotplus builds against PostgreSQL 15, 16, 17 and 18 (15, 17 and 18 are tested: see
+// README "Supported versions"). Every difference below names the server change it follows;
+// no other file tests PG_VERSION_NUM.
 #pragma once
 
-#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
-#error "hotplus supports PostgreSQL 15 only for now (see src/glue/compat.hpp)"
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000
+#error "hotplus supports PostgreSQL 15 to 18 (see src/glue/compat.hpp)"
 #endif
 
-// PG15 table_tuple_update() reports index maintenance as a bool; PG16 (HOT updates that
-// only change summarizing indexes such as BRIN) turned it into TU_UpdateIndexes. hotplus code speaks in terms of
-// the PG16 enum and converts here.
+extern "C" {
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "nodes/bitmapset.h"
+#include "portability/instr_time.h"
+#include "utils/acl.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+}
+
+// --- Index maintenance reported by table_tuple_update() --------------------------------
+// PG15 reports it as a bool. PG16 (BRIN no longer blocks HOT: IndexAmRoutine.amsummarizing)
+// turned it into TU_UpdateIndexes, where TU_Summarizing means a HOT
+// update that still needs entries in the summarizing indexes (BRIN). hotplus code speaks in
+// terms of the PG16 enum and converts here.
 enum class IndexUpdate { None, All, Summarizing };
+
+#if PG_VERSION_NUM >= 160000
+using CompatUpdateIndexesOut = TU_UpdateIndexes;
+
+inline IndexUpdate
+compat_get_update_indexes(const TU_UpdateIndexes *update_indexes)
+{
+	switch (*update_indexes)
+	{
+		case TU_None:
+			return IndexUpdate::None;
+		case TU_Summarizing:
+			return IndexUpdate::Summarizing;
+		default:
+			return IndexUpdate::All;
+	}
+}
+#else
+using CompatUpdateIndexesOut = bool;
 
 inline IndexUpdate
 compat_get_update_indexes(const bool *update_indexes)
 {
 	return *update_indexes ? IndexUpdate::All : IndexUpdate::None;
 }
+#endif
 
-using CompatUpdateIndexesOut = bool;
-
-// INSTR_TIME_GET_NANOSEC appeared in PG16 (instr_time became an int64 of nanoseconds). In
-// PG15 on Linux instr_time is a struct timespec (clock_gettime).
-extern "C" {
-#include "portability/instr_time.h"
+// --- Summarizing indexes --------------------------------------------------------------
+// PG16 (amsummarizing): an index AM that only summarizes (BRIN) never blocks HOT; heap_update
+// collects those indexes' columns in a bitmap of their own (INDEX_ATTR_BITMAP_SUMMARIZED)
+// and reports TU_Summarizing when one of them changed. In PG15 every index blocks HOT.
+inline bool
+compat_index_is_summarizing(Relation index)
+{
+#if PG_VERSION_NUM >= 160000
+	return index->rd_indam->amsummarizing;
+#else
+	(void) index;
+	return false;
+#endif
 }
+
+// --- The HOT-blocking column set heap_update() reads -------------------------------------
+// PG15: heap_update() calls RelationGetIndexAttrBitmap(INDEX_ATTR_BITMAP_ALL), which returns
+// a copy of rd_indexattr when that is non-NULL (NULL means "not computed yet"); every index
+// column is in it. PG16 (amsummarizing): INDEX_ATTR_BITMAP_HOT_BLOCKING, a copy of
+// rd_hotblockingattr when rd_attrsvalid is set (NULL is a valid, empty set there);
+// summarizing indexes' columns are in rd_summarizedattr instead, which hotplus never touches.
+// See hot_blocking_override.hpp for the protocol built on these primitives.
+#if PG_VERSION_NUM >= 160000
+constexpr IndexAttrBitmapKind kCompatHotBlockingKind = INDEX_ATTR_BITMAP_HOT_BLOCKING;
+
+inline bool
+compat_index_bitmaps_valid(Relation rel)
+{
+	return rel->rd_attrsvalid;
+}
+
+inline Bitmapset *&
+compat_hot_blocking_field(Relation rel)
+{
+	return rel->rd_hotblockingattr;
+}
+
+// What hotplus installs for one heap_update() call: the empty set, which is NULL here.
+inline Bitmapset *
+compat_make_empty_hot_blocking_set()
+{
+	return nullptr;
+}
+
+// After a relcache invalidation during the override, whatever the field holds may be ours
+// (NULL, if the entry was not rebuilt) or the relcache's recomputed set: an empty set cannot
+// be told apart, so the bitmaps are marked invalid, which makes the relcache recompute (and
+// free) all of them on next use.
+inline void
+compat_forget_hot_blocking_set(Relation rel)
+{
+	rel->rd_attrsvalid = false;
+}
+
+inline void
+compat_free_installed_hot_blocking_set(Relation rel)
+{
+	Assert(rel->rd_hotblockingattr == nullptr);
+	(void) rel;
+}
+#else
+constexpr IndexAttrBitmapKind kCompatHotBlockingKind = INDEX_ATTR_BITMAP_ALL;
+
+inline bool
+compat_index_bitmaps_valid(Relation rel)
+{
+	return rel->rd_indexattr != nullptr;
+}
+
+inline Bitmapset *&
+compat_hot_blocking_field(Relation rel)
+{
+	return rel->rd_indexattr;
+}
+
+// A non-NULL set with no member (NULL would mean "not computed"). Stock PG15 never stores
+// such a set (bms_copy of an empty set is NULL), so it is recognizable as ours. Allocated in
+// CacheMemoryContext like the relcache's own bitmaps, since the relcache may free it.
+inline Bitmapset *
+compat_make_empty_hot_blocking_set()
+{
+	Bitmapset *empty = static_cast<Bitmapset *>(
+		MemoryContextAllocZero(CacheMemoryContext, offsetof(Bitmapset, words) + sizeof(bitmapword)));
+	empty->nwords = 1;
+	return empty;
+}
+
+inline bool
+compat_is_installed_hot_blocking_set(const Bitmapset *set)
+{
+	return set != nullptr && bms_is_empty(set);
+}
+
+// After an invalidation: if the field still holds an empty set, it is ours (the relcache
+// did not rebuild the entry); it is freed and the field set to NULL, which makes the
+// relcache recompute all index bitmaps lazily. Anything else is the relcache's and stays.
+inline void
+compat_forget_hot_blocking_set(Relation rel)
+{
+	if (compat_is_installed_hot_blocking_set(rel->rd_indexattr))
+	{
+		bms_free(rel->rd_indexattr);
+		rel->rd_indexattr = nullptr;
+	}
+}
+
+inline void
+compat_free_installed_hot_blocking_set(Relation rel)
+{
+	Assert(compat_is_installed_hot_blocking_set(rel->rd_indexattr));
+	bms_free(rel->rd_indexattr);
+}
+#endif
+
+// --- Ownership checks -------------------------------------------------------------------
+// PG16 replaced the per-catalog ownercheck functions (pg_class_ownercheck) with
+// object_ownercheck(classid, objectid, roleid).
+inline bool
+compat_table_ownercheck(Oid relid, Oid roleid)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_ownercheck(RelationRelationId, relid, roleid);
+#else
+	return pg_class_ownercheck(relid, roleid);
+#endif
+}
+
+// --- Clock ------------------------------------------------------------------------------
+// PG16 ("instr_time: Represent time as an int64 on all platforms") made instr_time an int64
+// of nanoseconds with INSTR_TIME_GET_NANOSEC; in PG15 on Linux it is a struct timespec.
 inline int64
 compat_instr_time_ns(const instr_time &t)
 {
+#if PG_VERSION_NUM >= 160000
+	return INSTR_TIME_GET_NANOSEC(t);
+#else
 	return static_cast<int64>(t.tv_sec) * 1000000000 + t.tv_nsec;
+#endif
 }
+
+// --- ExecutorRun hook -------------------------------------------------------------------
+// PG18 dropped the execute_once argument of ExecutorRun and its hook (the executor now
+// decides on parallel query from the plan alone).
+#if PG_VERSION_NUM >= 180000
+#define COMPAT_EXECUTOR_RUN_PARAMS QueryDesc *query, ScanDirection direction, uint64 count
+#define COMPAT_EXECUTOR_RUN_ARGS query, direction, count
+#else
+#define COMPAT_EXECUTOR_RUN_PARAMS QueryDesc *query, ScanDirection direction, uint64 count, bool execute_once
+#define COMPAT_EXECUTOR_RUN_ARGS query, direction, count, execute_once
+#endif

@@ -54,7 +54,7 @@ switch_table(Oid relid, Oid from_am, Oid to_am, const char *function)
 	if (IsSystemRelation(rel))
 		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 						errmsg("permission denied: \"%s\" is a system catalog", name)));
-	if (!pg_class_ownercheck(relid, GetUserId()))
+	if (!compat_table_ownercheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(rel->rd_rel->relkind), name);
 
 	Oid current = rel->rd_rel->relam;
@@ -104,7 +104,7 @@ switch_access_method(Oid relid, Oid from_am, Oid to_am, const char *function)
 						errmsg("\"%s\" is not a table", get_rel_name(relid)),
 						errdetail("%s() takes a table or a partitioned table.", function)));
 
-	if (!pg_class_ownercheck(relid, GetUserId()))
+	if (!compat_table_ownercheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
 	int32 switched = 0;
 	ListCell *lc;

@@ -24,30 +24,21 @@ hot_blocking_override_init()
 	CacheRegisterRelcacheCallback(note_invalidation, (Datum) 0);
 }
 
-static bool
-is_installed_set(const Bitmapset *set)
-{
-	return set != nullptr && bms_is_empty(set);
-}
-
 bool
 hot_blocking_override_begin(HotBlockingOverride *override, Relation rel)
 {
-	if (rel->rd_indexattr == nullptr || is_installed_set(rel->rd_indexattr))
+	if (!compat_index_bitmaps_valid(rel))
 		return false;
-
-	// One word of zeros: non-NULL, no member (invariant 2). In CacheMemoryContext like the
-	// relcache's own bitmaps, since the relcache may free it (invariant 4).
-	Bitmapset *empty = static_cast<Bitmapset *>(
-		MemoryContextAllocZero(CacheMemoryContext, offsetof(Bitmapset, words) + sizeof(bitmapword)));
-	empty->nwords = 1;
+	for (HotBlockingOverride *o = active; o != nullptr; o = o->outer)
+		if (o->rel == rel)
+			return false; // invariant 5
 
 	override->rel = rel;
-	override->saved = rel->rd_indexattr;
+	override->saved = compat_hot_blocking_field(rel);
 	override->invalidated = false;
 	override->outer = active;
 	active = override;
-	rel->rd_indexattr = empty;
+	compat_hot_blocking_field(rel) = compat_make_empty_hot_blocking_set();
 	return true;
 }
 
@@ -60,16 +51,11 @@ hot_blocking_override_end(HotBlockingOverride *override)
 
 	if (!override->invalidated)
 	{
-		Assert(is_installed_set(rel->rd_indexattr));
-		bms_free(rel->rd_indexattr);
-		rel->rd_indexattr = override->saved;
+		compat_free_installed_hot_blocking_set(rel);
+		compat_hot_blocking_field(rel) = override->saved;
 		return;
 	}
-	if (is_installed_set(rel->rd_indexattr))
-	{
-		bms_free(rel->rd_indexattr);
-		rel->rd_indexattr = nullptr;
-	}
+	compat_forget_hot_blocking_set(rel);
 	bms_free(override->saved);
 }
 

@@ -1,24 +1,29 @@
 // Handing heap_update() hotplus's HOT decision.
 //
-// PG15 heap_update() takes its HOT-blocking columns from
-// RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL) first thing, which returns a copy
-// of rel->rd_indexattr when that is non-NULL. When hotplus has proven that no index changes,
-// it installs an empty set there for exactly one heap_update() call, so that heap_update()
-// goes HOT if the new version fits on the page. Lock strength (KEY columns) and replica
-// identity logging (IDENTITY columns) keep their own, untouched bitmaps.
+// heap_update() takes its HOT-blocking columns from RelationGetIndexAttrBitmap() first thing,
+// which returns a copy of the relcache's cached set when the bitmaps are valid (PG15:
+// rd_indexattr, every index column; PG16+: rd_hotblockingattr, the non-summarizing indexes'
+// columns; see compat.hpp). When hotplus has proven that no index changes, it installs an
+// empty set there for exactly one heap_update() call, so that heap_update() goes HOT if the
+// new version fits on the page. Lock strength (KEY columns), replica identity logging
+// (IDENTITY columns) and, on PG16+, the summarizing indexes' columns keep their own,
+// untouched bitmaps: heap_update() still reports TU_Summarizing from its own comparison.
 //
 // Invariants:
-//  1. Outside an override, rd_indexattr is what the relcache put there (or NULL).
-//  2. The installed set is a non-NULL Bitmapset with no member. Stock PG15 never stores
-//     such a set there (bms_copy of an empty set is NULL), so it is recognizable as ours.
+//  1. Outside an override, the field is what the relcache put there.
+//  2. An override is only begun while the relcache's bitmaps are valid, so that
+//     heap_update() reads the field instead of recomputing it.
 //  3. If no relcache invalidation of the relation was processed during the call, the
-//     field still holds our set: it is freed and the saved stock set put back.
+//     field still holds our empty set: it is freed (PG15) and the saved stock set put back.
 //  4. If one was processed, the entry may have been rebuilt (our set freed by the relcache,
 //     the field recomputed, possibly at the same address) or not (new-in-transaction
 //     relations are skipped by a cache reset). Putting the saved set back could install a
-//     stale bitmap, so we never do: if the field still holds an empty set (ours) it is
-//     freed and set to NULL, which makes the relcache recompute all index bitmaps lazily;
-//     anything else is the relcache's and stays. The saved set is ours alone and is freed.
+//     stale bitmap, so we never do: the relcache is made to recompute the bitmaps (PG15:
+//     our set, still recognizable as a non-NULL empty set, is freed and the field set to
+//     NULL; PG16+: rd_attrsvalid is cleared, since NULL is a valid empty set there). The
+//     saved set is ours alone and is freed.
+//  5. At most one override per relation is active: a nested begin() on the same relation
+//     (which no known path makes) installs nothing.
 #pragma once
 
 #include "glue/pg.hpp"
@@ -41,7 +46,7 @@ struct HotBlockingOverride
 void hot_blocking_override_init();
 
 // Installs the empty HOT-blocking set. Returns false (and installs nothing) if the
-// relcache has not computed the index bitmaps (rd_indexattr NULL).
+// relcache's index bitmaps are not valid, or an override of rel is already active.
 bool hot_blocking_override_begin(HotBlockingOverride *override, Relation rel);
 
 // Undoes begin(); call from PG_FINALLY.

@@ -496,8 +496,8 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 
 	// Have the relcache compute its index bitmaps now: this may accept invalidations, which
 	// must happen before our entry is validated, not between our decision and heap_update.
-	if (rel->rd_rel->relhasindex && rel->rd_indexattr == nullptr)
-		bms_free(RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL));
+	if (rel->rd_rel->relhasindex && !compat_index_bitmaps_valid(rel))
+		bms_free(RelationGetIndexAttrBitmap(rel, kCompatHotBlockingKind));
 
 	RelationInfo *info = relation_info_get(rel);
 	if (info == nullptr || info->nothing_to_gain || info->in_use > 0)

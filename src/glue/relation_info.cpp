@@ -179,6 +179,14 @@ build_unguarded(Relation rel, RelationInfo **building)
 	{
 		Oid index_oid = lfirst_oid(lc);
 		Relation index = index_open(index_oid, AccessShareLock);
+		// PG16+: summarizing indexes (BRIN) never block HOT, and heap_update() reports
+		// TU_Summarizing from its own comparison of their columns, which the override leaves
+		// in place (hot_blocking_override.hpp): they are not part of hotplus's decision.
+		if (compat_index_is_summarizing(index))
+		{
+			index_close(index, AccessShareLock);
+			continue;
+		}
 		IndexInfo *ii = BuildIndexInfo(index);
 		IndexEvalInfo *eval = &info->indexes[i];
 		IndexFacts *f = &facts[i];
@@ -216,6 +224,7 @@ build_unguarded(Relation rel, RelationInfo **building)
 		index_close(index, AccessShareLock);
 		i++;
 	}
+	info->nindexes = i;
 
 	// The attribute arrays of every index, then the C++ shapes.
 	const int ninputs = natts + info->parts.nparts + 1;
@@ -268,7 +277,7 @@ build_unguarded(Relation rel, RelationInfo **building)
 	for (int att = 1; att <= natts; att++)
 		if (info->is_index_input[att])
 			inputs = bms_add_member(inputs, att - FirstLowInvalidHeapAttributeNumber);
-	Bitmapset *stock = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);
+	Bitmapset *stock = RelationGetIndexAttrBitmap(rel, kCompatHotBlockingKind);
 	info->stock_blocks_more = !bms_is_subset(stock, inputs);
 	info->skip_unless_targeted = bms_copy(info->compared_set);
 	if (info->stock_blocks_more)

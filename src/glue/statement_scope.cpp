@@ -39,16 +39,16 @@ push(RunningStatement *frame, QueryDesc *query)
 }
 
 void
-run_hook(QueryDesc *query, ScanDirection direction, uint64 count, bool execute_once)
+run_hook(COMPAT_EXECUTOR_RUN_PARAMS)
 {
 	RunningStatement frame;
 	push(&frame, query);
 	PG_TRY();
 	{
 		if (previous_run)
-			previous_run(query, direction, count, execute_once);
+			previous_run(COMPAT_EXECUTOR_RUN_ARGS);
 		else
-			standard_ExecutorRun(query, direction, count, execute_once);
+			standard_ExecutorRun(COMPAT_EXECUTOR_RUN_ARGS);
 	}
 	PG_FINALLY();
 	{

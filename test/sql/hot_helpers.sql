@@ -34,6 +34,18 @@ LANGUAGE sql AS $f$
                 CASE WHEN stat_delta(rel, 1) <> expected THEN ' <== WRONG' ELSE '' END)
 $f$;
 
+-- hot_by_version(rel, before16, since16): like hot(), for updates whose HOT-ness stock
+-- PostgreSQL changed in 16, where summarizing indexes (BRIN) stopped blocking HOT. Prints the
+-- same on every version unless the count is wrong.
+CREATE FUNCTION hot_by_version(rel regclass, before16 int, since16 int) RETURNS text
+LANGUAGE sql AS $f$
+  SELECT format('%s: %s updated, HOT %s (%s before PG16, %s since)', rel, stat_delta(rel, 0),
+                CASE WHEN stat_delta(rel, 1) = CASE WHEN current_setting('server_version_num')::int >= 160000
+                                                    THEN since16 ELSE before16 END
+                     THEN 'as expected' ELSE stat_delta(rel, 1) || ' <== WRONG' END,
+                before16, since16)
+$f$;
+
 -- toast_writes(rel): rows inserted into and deleted from rel's TOAST table since hot_start().
 CREATE FUNCTION toast_writes(rel regclass) RETURNS text
 LANGUAGE sql AS $f$
@@ -42,11 +54,13 @@ LANGUAGE sql AS $f$
   FROM pg_class WHERE oid = rel
 $f$;
 
--- check_scans(query, ios): runs the query by sequential scan, then with only index scans,
--- then with only bitmap scans (and, if ios, with index-only scans allowed) enabled.
+-- check_scans(query, ios, index_scan): runs the query by sequential scan, then with only
+-- index scans (unless not index_scan: GIN has none, and what the planner falls back to
+-- differs between versions), then with only bitmap scans (and, if ios, with index-only
+-- scans allowed) enabled.
 -- Returns the seq scan's rows (as text, sorted), whether every mode returned exactly those
 -- rows, and the scan nodes each non-seq mode used.
-CREATE FUNCTION check_scans(q text, ios boolean DEFAULT false)
+CREATE FUNCTION check_scans(q text, ios boolean DEFAULT false, index_scan boolean DEFAULT true)
 RETURNS TABLE (seq_rows text, all_same boolean, plans text)
 LANGUAGE plpgsql
 SET enable_seqscan = on SET enable_indexscan = on SET enable_indexonlyscan = on
@@ -55,7 +69,8 @@ AS $f$
 DECLARE
   wrapped text := format('SELECT coalesce(string_agg(r::text, %L ORDER BY r::text COLLATE "C"), %L) FROM (%s) r',
                          ' ', '(none)', q);
-  modes text[] := CASE WHEN ios THEN '{seq,index,bitmap,ios}' ELSE '{seq,index,bitmap}' END;
+  modes text[] := array_remove(CASE WHEN ios THEN '{seq,index,bitmap,ios}' ELSE '{seq,index,bitmap}' END::text[],
+                               CASE WHEN NOT index_scan THEN 'index' END);
   m text;
   cur text;
   line text;
