@@ -12,7 +12,9 @@ cp -r t "$work/t"
 chown -R postgres:postgres "$work"
 cd "$work"
 (($# > 0)) || set -- t/*.pl
+# PG15 keeps data and logs in ./tmp_check; 16+ take TESTDATADIR and TESTLOGDIR (default ./log).
 runuser -u postgres -- env PATH="$bindir:$PATH" PG_REGRESS="$pgxs_dir/test/regress/pg_regress" \
+	TESTDATADIR="$work/tmp_check" TESTLOGDIR="$work/tmp_check/log" \
 	prove -I "$pgxs_dir/test/perl" -I t "$@"
 rc=$?
 log_dir=${HOTPLUS_LOG_DIR:-$OLDPWD/test-logs}
