@@ -75,7 +75,7 @@ mkdir -p "$build"
 tar xjf "$orig" -C "$build" --strip-components=1
 cd "$build"
 
-options=(--prefix="$prefix" --enable-tap-tests --without-readline --without-zlib)
+options=(--prefix="$prefix" --enable-tap-tests --with-icu --without-readline --without-zlib)
 [ "$flavour" = cassert ] && options+=(--enable-cassert --enable-debug)
 ./configure "${options[@]}" >configure.log 2>&1
 make -j"$(nproc)" -s >build.log 2>&1
