@@ -3,6 +3,12 @@
 // hotplus builds against PostgreSQL 15, 16, 17 and 18 (15, 17 and 18 are tested: see
 // README "Supported versions"). Every difference below names the server change it follows;
 // no other file tests PG_VERSION_NUM.
+//
+// The table AM callbacks hotheap replaces (tuple_update, index_build_range_scan,
+// index_validate_scan, relation_toast_am) kept their signatures from 15 to 18 except for
+// tuple_update's last argument (below); every other callback is heap's own, copied from
+// GetHeapamTableAmRoutine() of the running server, so additions such as PG17's read-stream
+// based analyze and PG18's changes come with it.
 #pragma once
 
 #if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000
