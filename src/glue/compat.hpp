@@ -96,7 +96,9 @@ compat_hot_blocking_field(Relation rel)
 	return rel->rd_hotblockingattr;
 }
 
-// What hotplus installs for one heap_update() call: the empty set, which is NULL here.
+// What hotplus installs for one heap_update() call: the empty set, which is NULL here. (PG16
+// also made Bitmapsets normalized, so an empty set is always NULL and a hand-made empty,
+// non-NULL set like PG15's below would break the bms_* assertions.)
 inline Bitmapset *
 compat_make_empty_hot_blocking_set()
 {
