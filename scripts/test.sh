@@ -54,8 +54,12 @@ else
 fi
 
 # --- pg_regress / isolation: count from the runner's own summary ---------------------
-count_regress() { # name logfile rc diffs
-	local name=$1 file=$2 rc=$3 diffs=$4 total fails
+regress_suite() { # name diffs make-variables... : one pg_regress-style suite on a throwaway cluster
+	local name=$1 diffs=$2 file=$log_dir/$1.log rc total fails
+	rm -f "$diffs"
+	cluster "$name" make installcheck "${@:3}" >"$file" 2>&1
+	rc=$?
+	grep -E '^(test | +[a-z_]+ +\.\.\.|(ok|not ok) +[0-9]+ | *(# )?All | *(# )?[0-9]+ of )' "$file" || true
 	# pg_regress 15 centres its summary (" All 17 tests passed. "); 16+ prints TAP
 	# ("# All 17 tests passed.", "# 1 of 17 tests failed.").
 	if grep -qE '^(# )? *All [0-9]+ tests passed' "$file"; then
@@ -120,19 +124,10 @@ run_target() { # target
 	}
 
 	if ls sql/*.sql >/dev/null 2>&1; then
-		rm -f regression.diffs
-		cluster regress make installcheck ISOLATION= >"$log_dir/regress.log" 2>&1
-		rc=$?
-		grep -E '^(test | +[a-z_]+ +\.\.\.|(ok|not ok) +[0-9]+ | *(# )?All | *(# )?[0-9]+ of )' "$log_dir/regress.log" || true
-		count_regress regress "$log_dir/regress.log" $rc regression.diffs
+		regress_suite regress regression.diffs ISOLATION=
 	fi
-
 	if ls specs/*.spec >/dev/null 2>&1; then
-		rm -f output_iso/regression.diffs
-		cluster isolation make installcheck REGRESS= >"$log_dir/isolation.log" 2>&1
-		rc=$?
-		grep -E '^(test | +[a-z_]+ +\.\.\.|(ok|not ok) +[0-9]+ | *(# )?All | *(# )?[0-9]+ of )' "$log_dir/isolation.log" || true
-		count_regress isolation "$log_dir/isolation.log" $rc output_iso/regression.diffs
+		regress_suite isolation output_iso/regression.diffs REGRESS=
 	fi
 
 	# Fixed seeds, so CI is repeatable; scripts/soak.sh runs random seeds for as long as you like.
