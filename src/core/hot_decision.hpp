@@ -78,6 +78,10 @@ struct IndexShape
 	bool has_expressions = false;
 	bool has_predicate = false;
 	bool summarizing = false; // never blocks HOT (PG16+ BRIN); false on PG15
+	// false: never evaluate this index's predicate or expressions; decide from the inputs
+	// alone (an index that CREATE INDEX CONCURRENTLY has not made ready: heap never
+	// evaluates it, and its expression may fail on rows it was never built for).
+	bool evaluable = true;
 };
 
 // The old or the new version of the row.
@@ -99,7 +103,8 @@ enum class IndexVerdict : std::uint8_t
 	ChangedStoredColumn,	   // a stored key/INCLUDE column changed
 	ChangedPredicateFlip,	   // predicate true on one side only
 	ChangedExpressionValue,	   // an expression value changed
-	Declined,				   // evaluation switched off: counted as changed
+	Declined,				   // evaluation switched off or not allowed for this
+							   // index: counted as changed
 };
 
 inline bool
@@ -140,7 +145,7 @@ decide_index(int which, const IndexShape &index, const ColumnChanges &changes,
 	IndexVerdict verdict = IndexVerdict::Declined;
 	if (precheck_index(index, changes, &verdict) == Precheck::Decided)
 		return verdict;
-	if (!options.evaluate)
+	if (!options.evaluate || !index.evaluable)
 		return IndexVerdict::Declined;
 
 	if (index.has_predicate)

@@ -55,6 +55,11 @@ invalidate(Datum, Oid relid)
 			entry->info->valid = false;
 }
 
+// Bits of an index's flags, gathered with its facts.
+constexpr int kHasExpressions = 1;
+constexpr int kHasPredicate = 2;
+constexpr int kNotReady = 4;
+
 // Plain C data gathered from the catalogs for one index; the C++ shape is made from it
 // afterwards, in a frame where no PostgreSQL call can longjmp.
 struct IndexFacts
@@ -125,8 +130,9 @@ build_core(RelationInfo *info, const IndexFacts *facts, const int *index_flags)
 			core::IndexShape shape;
 			for (int k = 0; k < facts[i].nstored; k++)
 				shape.stored_columns.push_back(facts[i].stored[k]);
-			shape.has_expressions = index_flags[i] & 1;
-			shape.has_predicate = index_flags[i] & 2;
+			shape.has_expressions = index_flags[i] & kHasExpressions;
+			shape.has_predicate = index_flags[i] & kHasPredicate;
+			shape.evaluable = !(index_flags[i] & kNotReady);
 			state->indexes.push_back(std::move(shape));
 		}
 		info->core = state;
@@ -214,12 +220,22 @@ build_unguarded(Relation rel, RelationInfo **building)
 			if (att > 0)
 				f->stored[f->nstored++] = att;
 		}
+		// An index that CREATE INDEX CONCURRENTLY has not made ready (or left behind when it
+		// failed) gets no inserts, so heap never evaluates it, and its expressions may fail on
+		// rows it was never built for: decide it from whole input columns, evaluating nothing
+		// (its jsonb fields are not parts either, so hotplus.verify can check it by image).
+		// indisready only goes from false to true without an invalidation of the table (a
+		// stale entry then only declines); it is cleared by DROP/REINDEX CONCURRENTLY, which
+		// invalidate the table (index_concurrently_set_dead).
+		const bool ready = index->rd_index->indisready;
+		JsonbPartRegistry *registry = ready ? &info->parts : nullptr;
 		collect_inputs(reinterpret_cast<Node *>(ii->ii_Expressions), &f->expression_inputs,
-					   &f->expression_parts, &info->parts);
+					   &f->expression_parts, registry);
 		collect_inputs(reinterpret_cast<Node *>(ii->ii_Predicate), &f->predicate_inputs,
-					   &f->predicate_parts, &info->parts);
-		flags[i] = (ii->ii_Expressions != NIL ? 1 : 0) | (ii->ii_Predicate != NIL ? 2 : 0);
-		info->any_evaluation |= flags[i] != 0;
+					   &f->predicate_parts, registry);
+		flags[i] = (ii->ii_Expressions != NIL ? kHasExpressions : 0) |
+				   (ii->ii_Predicate != NIL ? kHasPredicate : 0) | (ready ? 0 : kNotReady);
+		info->any_evaluation |= (flags[i] & (kHasExpressions | kHasPredicate)) != 0;
 
 		index_close(index, AccessShareLock);
 		i++;

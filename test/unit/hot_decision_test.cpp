@@ -4,6 +4,7 @@
 
 #include "core/hot_decision.hpp"
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -80,6 +81,20 @@ model_changes_index(const IndexShape &index, const ColumnChanges &changes, const
 		if (changes.get(c) == ColumnChange::Changed)
 			return true;
 	return !f.expressions_equal;
+}
+
+// What the decision must answer for an index: the rule when it may be evaluated; when it may
+// not, "changed" as soon as any input truly changed (the rule itself would need evaluation).
+bool
+model_decision_changes_index(const IndexShape &index, const ColumnChanges &changes,
+							 const EvaluationFacts &f)
+{
+	if (index.evaluable)
+		return model_changes_index(index, changes, f);
+	for (auto *cols : {&index.stored_columns, &index.expression_inputs, &index.predicate_inputs})
+		if (strongest(changes, *cols) == ColumnChange::Changed)
+			return true;
+	return false;
 }
 
 std::vector<IndexShape>
@@ -226,6 +241,39 @@ TEST_CASE("with evaluation off, an index is never called unchanged wrongly and n
 			}
 }
 
+TEST_CASE("an index that may not be evaluated is decided from its inputs alone, never wrongly")
+{
+	const auto shapes = every_index_shape();
+	const auto updates = every_column_changes();
+	const auto facts = every_fact();
+	const DecisionOptions on;
+	int declined = 0;
+
+	for (auto shape : shapes)
+	{
+		shape.evaluable = false;
+		for (const auto &changes : updates)
+			for (const auto &f : facts)
+			{
+				if (!consistent(shape, changes, f))
+					continue;
+				RecordingProbe probe({f});
+				IndexVerdict v = decide_index(0, shape, changes, on, probe);
+				REQUIRE(probe.calls[0].empty());
+				if (!verdict_changes_index(v))
+					REQUIRE_FALSE(model_changes_index(shape, changes, f));
+				// Unchanged exactly when no input truly changed.
+				const bool any_changed =
+					std::max({strongest(changes, shape.stored_columns),
+							  strongest(changes, shape.expression_inputs),
+							  strongest(changes, shape.predicate_inputs)}) == ColumnChange::Changed;
+				REQUIRE(verdict_changes_index(v) == any_changed);
+				declined += v == IndexVerdict::Declined;
+			}
+	}
+	REQUIRE(declined > 1000);
+}
+
 TEST_CASE("image-equal inputs never cost an evaluation")
 {
 	IndexShape s;
@@ -272,6 +320,7 @@ TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random inde
 		{
 			IndexShape s = shapes[rng() % shapes.size()];
 			s.summarizing = (rng() % 5) == 0;
+			s.evaluable = (rng() % 6) != 0;
 			EvaluationFacts e = facts[rng() % facts.size()];
 			if (!consistent(s, changes, e))
 				continue;
@@ -282,7 +331,7 @@ TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random inde
 		bool model_hot = true, model_summarizing_changed = false, model_stock_hot = true;
 		for (int i = 0; i < n; i++)
 		{
-			bool changed = model_changes_index(indexes[i], changes, f[i]);
+			bool changed = model_decision_changes_index(indexes[i], changes, f[i]);
 			if (indexes[i].summarizing)
 				model_summarizing_changed |= changed;
 			else
@@ -305,7 +354,7 @@ TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random inde
 		{
 			REQUIRE(d.blocking_index >= 0);
 			REQUIRE_FALSE(indexes[d.blocking_index].summarizing);
-			REQUIRE(model_changes_index(indexes[d.blocking_index], changes, f[d.blocking_index]));
+			REQUIRE(model_decision_changes_index(indexes[d.blocking_index], changes, f[d.blocking_index]));
 			REQUIRE_FALSE(model_stock_hot);
 			// Summarizing indexes are never evaluated once HOT is lost.
 			for (int i = 0; i < n; i++)
@@ -314,6 +363,10 @@ TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random inde
 		}
 		if (model_stock_hot)
 			REQUIRE(d.hot_allowed);
+		// An index that may not be evaluated never is.
+		for (int i = 0; i < n; i++)
+			if (!indexes[i].evaluable)
+				REQUIRE(probe.calls[i].empty());
 	}
 }
 
