@@ -4,6 +4,8 @@
 #
 #   bash scripts/build-pg.sh 18 cassert    # -> /var/cache/hotplus/pg-18-cassert
 #   bash scripts/build-pg.sh 17            # -> /var/cache/hotplus/pg-17
+#   bash scripts/build-pg.sh 15 valgrind   # -> /var/cache/hotplus/pg-15-valgrind: assertions
+#                                          #    plus -DUSE_VALGRIND (scripts/valgrind.sh)
 #
 # Prints the installed pg_config path last. Sources: 15 from bookworm itself, 17 from trixie,
 # 18 from sid (deb-src lines only: no binary package of another release is installed). Build
@@ -14,7 +16,11 @@ version=$1
 flavour=${2:-release}
 cache=${HOTPLUS_PG_CACHE:-/var/cache/hotplus}
 prefix="$cache/pg-$version"
-if [ "$flavour" = cassert ]; then prefix+=-cassert; fi
+case $flavour in
+	release) ;;
+	cassert | valgrind) prefix+=-$flavour ;;
+	*) echo "build-pg.sh: unknown flavour $flavour (release, cassert, valgrind)" >&2; exit 2 ;;
+esac
 
 if [ -x "$prefix/bin/pg_config" ] && [ -f "$prefix/.complete" ]; then
 	echo "$prefix/bin/pg_config"
@@ -76,8 +82,14 @@ tar xjf "$orig" -C "$build" --strip-components=1
 cd "$build"
 
 options=(--prefix="$prefix" --enable-tap-tests --with-icu --without-readline --without-zlib)
-[ "$flavour" = cassert ] && options+=(--enable-cassert --enable-debug)
-./configure "${options[@]}" >configure.log 2>&1
+cflags=()
+case $flavour in
+	cassert) options+=(--enable-cassert --enable-debug) ;;
+	# USE_VALGRIND makes the memory contexts tell Valgrind which chunks are allocated, so a
+	# read of freed or never-written palloc memory is reported (src/include/utils/memdebug.h).
+	valgrind) options+=(--enable-cassert --enable-debug); cflags=(CFLAGS="-DUSE_VALGRIND -Og -g") ;;
+esac
+./configure "${options[@]}" "${cflags[@]}" >configure.log 2>&1
 make -j"$(nproc)" -s >build.log 2>&1
 make -j"$(nproc)" -s -C contrib >>build.log 2>&1
 make -s install >>build.log 2>&1

@@ -29,6 +29,7 @@
 #include "glue/settings.hpp"
 #include "glue/stats.hpp"
 #include "glue/statement_scope.hpp"
+#include "glue/verifier.hpp"
 
 extern "C" {
 #include "access/detoast.h"
@@ -89,6 +90,13 @@ detoasted_value(RelationInfo *info, int side, AttrNumber att, Datum value)
 	return result;
 }
 
+// hotplus.verify_selftest: wrong on purpose, for the verifier to catch (settings.hpp).
+bool
+selftest_active()
+{
+	return settings.verify && settings.verify_selftest;
+}
+
 core::ColumnChange
 classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *new_slot,
 				AttrNumber att)
@@ -116,7 +124,7 @@ classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *ne
 	const Size len = VARSIZE_ANY_EXHDR(o);
 	if (len == VARSIZE_ANY_EXHDR(n) && memcmp(VARDATA_ANY(o), VARDATA_ANY(n), len) == 0)
 		return core::ColumnChange::ImageEqual;
-	return core::ColumnChange::Changed;
+	return selftest_active() ? core::ColumnChange::ImageEqual : core::ColumnChange::Changed;
 }
 
 // What hotplus found out about one update, for heap's call and for the statistics.
@@ -282,6 +290,8 @@ page_free_space(Buffer buffer)
 
 // Reads the old version at otid into info->old_slot (which keeps the buffer pinned, so the
 // tuple's data cannot change or move). Returns false if there is no normal tuple there.
+// ExecStoreBufferHeapTuple() keeps the HeapTupleData pointer it is given, so the header is
+// the slot's own (as heapam's fetches do), never one in this function's frame.
 bool
 read_old_version(RelationInfo *info, Relation rel, ItemPointer otid, Size *page_free)
 {
@@ -295,37 +305,46 @@ read_old_version(RelationInfo *info, Relation rel, ItemPointer otid, Size *page_
 		UnlockReleaseBuffer(buffer);
 		return false;
 	}
-	HeapTupleData tuple;
-	tuple.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
-	tuple.t_len = ItemIdGetLength(lp);
-	tuple.t_self = *otid;
-	tuple.t_tableOid = RelationGetRelid(rel);
+	ExecClearTuple(info->old_slot);
+	HeapTuple tuple = &reinterpret_cast<BufferHeapTupleTableSlot *>(info->old_slot)->base.tupdata;
+	tuple->t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
+	tuple->t_len = ItemIdGetLength(lp);
+	tuple->t_self = *otid;
+	tuple->t_tableOid = RelationGetRelid(rel);
 	*page_free = PageGetHeapFreeSpace(page);
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
-	ExecStoreBufferHeapTuple(&tuple, info->old_slot, buffer); // takes its own pin
+	ExecStoreBufferHeapTuple(tuple, info->old_slot, buffer); // takes its own pin
 	ReleaseBuffer(buffer);
 	return true;
 }
 
-// Puts the old stored datum of every `reuse` column into the new version, so the value is
-// not toasted again and heap_update sees the column unchanged. The new tuple is made in the
-// slot's own memory and handed over with shouldFree: a heap-tuple slot keeps it, a buffer
-// slot copies it, a virtual slot (the logical replication apply worker's) materializes it.
-void
-reuse_old_datums(TupleTableSlot *old_slot, TupleTableSlot *slot, const bool *reuse)
+// The new version with the old stored datum of every `reuse` column, so the value is not
+// toasted again and heap_update sees the column unchanged. Made in the slot's own memory and
+// stored only once nothing reads the slot's current tuple any more (final_form()): the
+// detoast caches of the new side point into it.
+HeapTuple
+with_old_datums(TupleTableSlot *old_slot, TupleTableSlot *slot, const bool *reuse)
 {
 	slot_getallattrs(slot);
 	const int natts = slot->tts_tupleDescriptor->natts;
 	Datum *values = static_cast<Datum *>(palloc(sizeof(Datum) * natts));
-	bool *isnull = static_cast<bool *>(palloc(sizeof(bool) * natts));
 	memcpy(values, slot->tts_values, sizeof(Datum) * natts);
-	memcpy(isnull, slot->tts_isnull, sizeof(bool) * natts);
 	for (AttrNumber att = 1; att <= natts; att++)
 		if (reuse[att])
 			values[att - 1] = old_slot->tts_values[att - 1];
 	MemoryContext old = MemoryContextSwitchTo(slot->tts_mcxt);
-	HeapTuple tuple = heap_form_tuple(slot->tts_tupleDescriptor, values, isnull);
+	HeapTuple tuple = heap_form_tuple(slot->tts_tupleDescriptor, values, slot->tts_isnull);
 	MemoryContextSwitchTo(old);
+	return tuple;
+}
+
+// Stores the new version heap_update() is to write: the slot hands the tuple over (a
+// heap-tuple slot keeps it, a buffer slot copies it, a virtual slot, the logical replication
+// apply worker's, materializes it) and frees the tuple it held. Every pointer into that
+// tuple (detoast caches, evaluation slot, deformed values) dangles from here on.
+void
+final_form(TupleTableSlot *slot, HeapTuple tuple)
+{
 	ExecForceStoreHeapTuple(tuple, slot, true);
 }
 
@@ -333,15 +352,36 @@ reuse_old_datums(TupleTableSlot *old_slot, TupleTableSlot *slot, const bool *reu
 // with page_free bytes free. Only predictable when heap will not toast it (no external
 // value, below the toast threshold).
 bool
+cannot_fit(HeapTuple tuple, Size page_free)
+{
+	return !HeapTupleHasExternal(tuple) && tuple->t_len <= TOAST_TUPLE_THRESHOLD &&
+		   MAXALIGN(tuple->t_len) > page_free;
+}
+
+bool
 cannot_fit(TupleTableSlot *slot, Size page_free)
 {
 	bool should_free = false;
 	HeapTuple tuple = ExecFetchSlotHeapTuple(slot, true, &should_free);
-	bool result = !HeapTupleHasExternal(tuple) && tuple->t_len <= TOAST_TUPLE_THRESHOLD &&
-				  MAXALIGN(tuple->t_len) > page_free;
+	bool result = cannot_fit(tuple, page_free);
 	if (should_free)
 		heap_freetuple(tuple);
 	return result;
+}
+
+// Copies of the values the statement wrote into the columns whose old datum is reused, for
+// hotplus.verify, in the current memory context.
+void
+remember_written(TupleTableSlot *slot, const bool *reuse, int natts, int *n, AttrNumber *atts,
+				 Datum *written)
+{
+	*n = 0;
+	for (AttrNumber att = 1; att <= natts; att++)
+		if (reuse[att])
+		{
+			atts[*n] = att;
+			written[(*n)++] = datumCopy(slot->tts_values[att - 1], false, -1);
+		}
 }
 
 // Decides, then runs heap's update with the decision. The caller owns cleanup.
@@ -390,11 +430,13 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 
 	classify_parts(info, old_slot, a.slot, f);
 
-	if (f->toast_reused > 0)
-		reuse_old_datums(old_slot, a.slot, reuse);
+	// The new version as heap_update() will store it. It goes into the slot only after the
+	// last read through the caches, which point into the slot's current tuple (final_form).
+	HeapTuple reused_form = f->toast_reused > 0 ? with_old_datums(old_slot, a.slot, reuse) : nullptr;
 
 	// A version that cannot fit on the old page cannot be HOT.
-	f->page_cannot_fit = cannot_fit(a.slot, page_free);
+	f->page_cannot_fit = reused_form != nullptr ? cannot_fit(reused_form, page_free)
+												: cannot_fit(a.slot, page_free);
 
 	// With no index input differing as stored, heap's decision is exact (HOT if it fits),
 	// unless heap blocks HOT on more columns than the indexes really read.
@@ -403,6 +445,22 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 		EvaluationProbe probe{info, {old_slot, a.slot}};
 		f->decided = core_decides(info, probe, &f->decision);
 		f->beyond_stock_inputs = !f->index_input_differs;
+		if (selftest_active())
+		{
+			f->decided = true;
+			f->decision.hot_allowed = true;
+		}
+	}
+
+	// hotplus.verify compares reused datums with the values written, which final_form frees.
+	int nwritten = 0;
+	AttrNumber *written_atts = nullptr;
+	Datum *written = nullptr;
+	if (reused_form != nullptr && settings.verify)
+	{
+		written_atts = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * info->natts));
+		written = static_cast<Datum *>(palloc(sizeof(Datum) * info->natts));
+		remember_written(a.slot, reuse, info->natts, &nwritten, written_atts, written);
 	}
 	MemoryContextSwitchTo(caller_context);
 
@@ -411,10 +469,23 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	INSTR_TIME_SUBTRACT(now, f->started);
 	f->check_ns = compat_instr_time_ns(now);
 
-	// An invalidation while evaluating may mean a new index: the decision is void. When a
-	// decision was needed, some column heap's HOT check reads differs as stored (or heap
-	// reads more columns than the indexes do), so heap alone would refuse HOT.
-	if (!f->decided || !info->valid || !f->decision.hot_allowed)
+	if (reused_form != nullptr)
+		final_form(a.slot, reused_form);
+
+	// When a decision was needed, some column heap's HOT check reads differs as stored (or
+	// heap reads more columns than the indexes do), so heap alone would refuse HOT.
+	const bool override_wanted = f->decided && f->decision.hot_allowed;
+	if (settings.verify)
+	{
+		if (nwritten > 0)
+			verify_reused_datums(a.rel, a.slot, nwritten, written_atts, written);
+		if (override_wanted && info->valid)
+			verify_indexes_unchanged(a.rel, a.otid, a.slot);
+	}
+
+	// An invalidation while evaluating or verifying may mean a new index: the decision is
+	// void.
+	if (!override_wanted || !info->valid)
 		return heap_decides(a);
 
 	HotBlockingOverride override;

@@ -12,6 +12,7 @@
 #include "glue/settings.hpp"
 #include "glue/statement_scope.hpp"
 #include "glue/stats.hpp"
+#include "glue/verifier.hpp"
 
 extern "C" {
 PG_MODULE_MAGIC;
@@ -24,6 +25,7 @@ _PG_init(void)
 	hotplus::define_settings();
 	hotplus::as_heap_init();
 	hotplus::relation_info_init();
+	hotplus::verifier_init();
 	hotplus::hot_blocking_override_init();
 	hotplus::statement_scope_init();
 	hotplus::stats_init();

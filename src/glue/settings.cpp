@@ -10,6 +10,14 @@ namespace hotplus {
 
 Settings settings;
 
+namespace {
+#ifdef USE_ASSERT_CHECKING
+constexpr bool kVerifyByDefault = true;
+#else
+constexpr bool kVerifyByDefault = false;
+#endif
+} // namespace
+
 void
 define_settings()
 {
@@ -29,6 +37,23 @@ define_settings()
 		"A new value equal after detoasting to the old one keeps the old compressed or "
 		"out-of-line datum: nothing is toasted again and no TOAST rows change.",
 		&settings.reuse_toast, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+	DefineCustomBoolVariable(
+		"hotplus.verify",
+		"Rechecks every HOT decision hotplus adds, independently, before the update is written.",
+		"Whenever hotplus lets an update be HOT that heap would not, every index's predicate "
+		"and key values are recomputed from the stored old row and the final new row and "
+		"compared by image; every reused TOAST value is compared with the value written. A "
+		"disagreement raises an ERROR naming the table and index, and nothing is written. "
+		"On by default in assert-enabled builds.",
+		&settings.verify, kVerifyByDefault, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+	DefineCustomBoolVariable(
+		"hotplus.verify_selftest",
+		"Tests hotplus.verify: decides wrongly on purpose while hotplus.verify is on.",
+		"Every checked update is let be HOT without deciding, and every varlena of the same "
+		"size is reused as if written back; the verifier must stop each wrong case. No "
+		"effect while hotplus.verify is off.",
+		&settings.verify_selftest, false, PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+		nullptr, nullptr, nullptr);
 }
 
 void

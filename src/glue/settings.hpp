@@ -1,5 +1,6 @@
-// hotplus's GUCs. All are user-settable (PGC_USERSET): per session, per role, per
-// database, or per transaction with SET LOCAL.
+// hotplus's GUCs. All but the verifier's are user-settable (PGC_USERSET): per session, per
+// role, per database, or per transaction with SET LOCAL. The verifier's are superuser-only
+// (PGC_SUSET): a role must not switch off a check its administrator switched on.
 #pragma once
 
 namespace hotplus {
@@ -14,6 +15,15 @@ struct Settings
 	// hotplus.reuse_toast: when a toastable column's new value is equal after detoasting to
 	// the old one but stored differently, store the old datum again (no re-toasting).
 	bool reuse_toast = true;
+	// hotplus.verify: recheck every update hotplus lets be HOT where heap would not, and
+	// every reused TOAST datum, through an independent path (verifier.hpp) before heap
+	// writes anything. On by default in assert-enabled builds (settings.cpp: the boot value
+	// needs pg_config.h, which this header must not depend on).
+	bool verify = false;
+	// hotplus.verify_selftest: only while verify is on, decide wrongly on purpose (every
+	// checked update HOT, every same-sized varlena reused) so tests can show the verifier
+	// stops each wrong decision.
+	bool verify_selftest = false;
 };
 
 extern Settings settings;

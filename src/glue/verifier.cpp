@@ -1,0 +1,383 @@
+#include "glue/verifier.hpp"
+
+extern "C" {
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/sysattr.h"
+#include "catalog/index.h"
+#include "executor/executor.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "storage/bufmgr.h"
+#include "utils/datum.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+}
+
+namespace hotplus {
+
+namespace {
+
+struct VerifiedIndex
+{
+	Oid oid;
+	char *name;
+	IndexInfo *info;   // expression and predicate states prepared lazily in the entry's EState
+	bool ready;		   // indisready: may be evaluated (invariant 3)
+	int16 *typlen;	   // per index column (keys, then INCLUDE): of the value FormIndexDatum
+	bool *typbyval;	   // gives, the column's or the expression's own type
+	Bitmapset *inputs; // not ready: the columns it reads, attribute numbers
+};
+
+struct VerifierEntry
+{
+	Oid relid;
+	bool valid; // cleared by any relcache invalidation of the relation
+	int in_use;
+	MemoryContext context;
+	EState *estate;
+	int nindexes;
+	VerifiedIndex *indexes;
+	TupleTableSlot *old_slot; // heap-tuple slots over copies in per-tuple memory
+	TupleTableSlot *new_slot;
+};
+
+struct CacheEntry
+{
+	Oid relid; // hash key
+	VerifierEntry *entry;
+};
+
+HTAB *cache = nullptr;
+
+void
+invalidate(Datum, Oid relid)
+{
+	if (cache == nullptr)
+		return;
+	if (relid != InvalidOid)
+	{
+		auto *found = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_FIND, nullptr));
+		if (found != nullptr && found->entry != nullptr)
+			found->entry->valid = false;
+		return;
+	}
+	HASH_SEQ_STATUS status;
+	hash_seq_init(&status, cache);
+	while (auto *found = static_cast<CacheEntry *>(hash_seq_search(&status)))
+		if (found->entry != nullptr)
+			found->entry->valid = false;
+}
+
+void
+destroy(VerifierEntry *entry)
+{
+	if (entry->old_slot != nullptr)
+		ExecDropSingleTupleTableSlot(entry->old_slot);
+	if (entry->new_slot != nullptr)
+		ExecDropSingleTupleTableSlot(entry->new_slot);
+	if (entry->estate != nullptr)
+		FreeExecutorState(entry->estate);
+	MemoryContextDelete(entry->context); // entry itself lives there
+}
+
+// Every column an index reads, as attribute numbers (a whole-row reference reads all).
+Bitmapset *
+columns_read(IndexInfo *ii, int natts)
+{
+	Bitmapset *offset = nullptr;
+	pull_varattnos(reinterpret_cast<Node *>(ii->ii_Expressions), 1, &offset);
+	pull_varattnos(reinterpret_cast<Node *>(ii->ii_Predicate), 1, &offset);
+	Bitmapset *columns = nullptr;
+	for (int k = 0; k < ii->ii_NumIndexAttrs; k++)
+		if (ii->ii_IndexAttrNumbers[k] > 0)
+			columns = bms_add_member(columns, ii->ii_IndexAttrNumbers[k]);
+	const bool whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, offset);
+	for (int att = 1; att <= natts; att++)
+		if (whole_row || bms_is_member(att - FirstLowInvalidHeapAttributeNumber, offset))
+			columns = bms_add_member(columns, att);
+	return columns;
+}
+
+void
+describe_index(VerifiedIndex *out, Relation rel, Relation index)
+{
+	IndexInfo *ii = BuildIndexInfo(index);
+	out->oid = RelationGetRelid(index);
+	out->name = pstrdup(RelationGetRelationName(index));
+	out->info = ii;
+	out->ready = index->rd_index->indisready;
+	out->typlen = static_cast<int16 *>(palloc(sizeof(int16) * ii->ii_NumIndexAttrs));
+	out->typbyval = static_cast<bool *>(palloc(sizeof(bool) * ii->ii_NumIndexAttrs));
+	ListCell *next_expression = list_head(ii->ii_Expressions);
+	for (int k = 0; k < ii->ii_NumIndexAttrs; k++)
+	{
+		const AttrNumber att = ii->ii_IndexAttrNumbers[k];
+		if (att != 0)
+		{
+			Form_pg_attribute attr = TupleDescAttr(RelationGetDescr(rel), att - 1);
+			out->typlen[k] = attr->attlen;
+			out->typbyval[k] = attr->attbyval;
+			continue;
+		}
+		Node *expression = static_cast<Node *>(lfirst(next_expression));
+		next_expression = lnext(ii->ii_Expressions, next_expression);
+		get_typlenbyval(exprType(expression), &out->typlen[k], &out->typbyval[k]);
+	}
+	out->inputs = out->ready ? nullptr : columns_read(ii, RelationGetDescr(rel)->natts);
+}
+
+VerifierEntry *
+build_unguarded(Relation rel, VerifierEntry **building)
+{
+	MemoryContext context = AllocSetContextCreate(CacheMemoryContext, "hotplus verifier",
+												  ALLOCSET_SMALL_SIZES);
+	MemoryContextCopyAndSetIdentifier(context, RelationGetRelationName(rel));
+	MemoryContext old = MemoryContextSwitchTo(context);
+	auto *entry = static_cast<VerifierEntry *>(palloc0(sizeof(VerifierEntry)));
+	entry->relid = RelationGetRelid(rel);
+	entry->context = context;
+	entry->valid = true; // before the catalogs are read: an invalidation meanwhile clears it
+	*building = entry;
+
+	List *index_oids = RelationGetIndexList(rel);
+	entry->indexes = static_cast<VerifiedIndex *>(palloc0(sizeof(VerifiedIndex) * Max(list_length(index_oids), 1)));
+	ListCell *lc;
+	foreach (lc, index_oids)
+	{
+		Relation index = index_open(lfirst_oid(lc), AccessShareLock);
+		if (!compat_index_is_summarizing(index)) // heap's own (invariant 3)
+			describe_index(&entry->indexes[entry->nindexes++], rel, index);
+		index_close(index, AccessShareLock);
+	}
+
+	entry->estate = CreateExecutorState();
+	TupleDesc desc = CreateTupleDescCopy(RelationGetDescr(rel));
+	entry->old_slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	entry->new_slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	MemoryContextSwitchTo(old);
+	return entry;
+}
+
+VerifierEntry *
+build(Relation rel)
+{
+	VerifierEntry *volatile building = nullptr;
+	MemoryContext caller_context = CurrentMemoryContext;
+	VerifierEntry *entry = nullptr;
+	PG_TRY();
+	{
+		entry = build_unguarded(rel, const_cast<VerifierEntry **>(&building));
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(caller_context);
+		if (building != nullptr)
+			destroy(building);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return entry;
+}
+
+// The cached entry for rel if it is valid and free; else a new one, cached unless an outer
+// update is using the cached one (then it is private: *is_private, destroyed after use).
+VerifierEntry *
+acquire(Relation rel, bool *is_private)
+{
+	Oid relid = RelationGetRelid(rel);
+	bool found;
+	auto *slot = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_ENTER, &found));
+	if (!found)
+		slot->entry = nullptr;
+	*is_private = false;
+	if (slot->entry != nullptr && slot->entry->in_use > 0)
+	{
+		*is_private = true;
+		return build(rel);
+	}
+	if (slot->entry != nullptr && slot->entry->valid)
+		return slot->entry;
+	if (slot->entry != nullptr)
+	{
+		VerifierEntry *stale = slot->entry;
+		slot->entry = nullptr;
+		destroy(stale);
+	}
+	VerifierEntry *entry = build(rel);
+	// Nothing removes hash entries but this function, so the slot is still ours.
+	slot = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_FIND, nullptr));
+	slot->entry = entry;
+	return entry;
+}
+
+// A copy of the stored tuple at otid, in the current memory context.
+HeapTuple
+read_stored_version(Relation rel, ItemPointer otid)
+{
+	Buffer buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(otid));
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	Page page = BufferGetPage(buffer);
+	OffsetNumber offnum = ItemPointerGetOffsetNumber(otid);
+	ItemId lp = offnum <= PageGetMaxOffsetNumber(page) ? PageGetItemId(page, offnum) : nullptr;
+	if (lp == nullptr || !ItemIdIsNormal(lp))
+	{
+		UnlockReleaseBuffer(buffer);
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("hotplus.verify: no tuple at (%u,%u) of table \"%s\"",
+							   ItemPointerGetBlockNumber(otid), offnum, RelationGetRelationName(rel))));
+	}
+	HeapTupleData stored;
+	stored.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
+	stored.t_len = ItemIdGetLength(lp);
+	stored.t_self = *otid;
+	stored.t_tableOid = RelationGetRelid(rel);
+	HeapTuple copy = heap_copytuple(&stored);
+	UnlockReleaseBuffer(buffer);
+	return copy;
+}
+
+[[noreturn]] void
+report_disagreement(Relation rel, const VerifiedIndex &index, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INTERNAL_ERROR),
+			 errmsg("hotplus.verify: a HOT update of table \"%s\" would leave index \"%s\" wrong",
+					RelationGetRelationName(rel), index.name),
+			 errdetail_internal("%s", detail),
+			 errhint("Nothing was written. This is a hotplus bug: please report it. "
+					 "SET hotplus.enabled = off lets heap decide alone.")));
+	pg_unreachable();
+}
+
+// Invariant 2 (or 3 for an index that is not ready) for one index.
+void
+check_index(Relation rel, VerifierEntry *entry, VerifiedIndex *index)
+{
+	TupleTableSlot *sides[2] = {entry->old_slot, entry->new_slot};
+	if (!index->ready)
+	{
+		int att = -1;
+		while ((att = bms_next_member(index->inputs, att)) >= 0)
+		{
+			Form_pg_attribute attr = TupleDescAttr(entry->old_slot->tts_tupleDescriptor, att - 1);
+			bool null[2];
+			Datum value[2];
+			for (int side = 0; side < 2; side++)
+				value[side] = slot_getattr(sides[side], att, &null[side]);
+			if (null[0] != null[1] ||
+				(!null[0] && !datum_image_eq(value[0], value[1], attr->attbyval, attr->attlen)))
+				report_disagreement(rel, *index,
+									psprintf("Column \"%s\", which the index (not ready) reads, changed.",
+											 NameStr(attr->attname)));
+		}
+		return;
+	}
+
+	IndexInfo *ii = index->info;
+	ExprContext *econtext = GetPerTupleExprContext(entry->estate);
+	if (ii->ii_Predicate != NIL)
+	{
+		if (ii->ii_PredicateState == nullptr)
+			ii->ii_PredicateState = ExecPrepareQual(ii->ii_Predicate, entry->estate);
+		bool holds[2];
+		for (int side = 0; side < 2; side++)
+		{
+			econtext->ecxt_scantuple = sides[side];
+			holds[side] = ExecQual(ii->ii_PredicateState, econtext);
+		}
+		if (holds[0] != holds[1])
+			report_disagreement(rel, *index,
+								holds[0] ? "The row leaves the index's predicate."
+										 : "The row enters the index's predicate.");
+		if (!holds[0])
+			return; // no entry for either row
+	}
+
+	Datum values[2][INDEX_MAX_KEYS];
+	bool isnull[2][INDEX_MAX_KEYS];
+	for (int side = 0; side < 2; side++)
+	{
+		econtext->ecxt_scantuple = sides[side];
+		FormIndexDatum(ii, sides[side], entry->estate, values[side], isnull[side]);
+	}
+	for (int k = 0; k < ii->ii_NumIndexAttrs; k++)
+	{
+		if (isnull[0][k] != isnull[1][k] ||
+			(!isnull[0][k] &&
+			 !datum_image_eq(values[0][k], values[1][k], index->typbyval[k], index->typlen[k])))
+			report_disagreement(rel, *index, psprintf("Index column %d differs between the old and the new row.", k + 1));
+	}
+}
+
+void
+check_all_indexes(Relation rel, VerifierEntry *entry, ItemPointer otid, TupleTableSlot *final_new)
+{
+	MemoryContext old = MemoryContextSwitchTo(GetPerTupleMemoryContext(entry->estate));
+	ExecStoreHeapTuple(read_stored_version(rel, otid), entry->old_slot, false);
+	ExecStoreHeapTuple(ExecCopySlotHeapTuple(final_new), entry->new_slot, false);
+	for (int i = 0; i < entry->nindexes; i++)
+		check_index(rel, entry, &entry->indexes[i]);
+	MemoryContextSwitchTo(old);
+}
+
+} // namespace
+
+void
+verifier_init()
+{
+	HASHCTL ctl;
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(CacheEntry);
+	ctl.hcxt = CacheMemoryContext;
+	cache = hash_create("hotplus verifier", 16, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	CacheRegisterRelcacheCallback(invalidate, (Datum) 0);
+}
+
+void
+verify_reused_datums(Relation rel, TupleTableSlot *final_new, int n, const AttrNumber *atts,
+					 const Datum *written)
+{
+	for (int i = 0; i < n; i++)
+	{
+		bool isnull;
+		Datum stored = slot_getattr(final_new, atts[i], &isnull);
+		if (isnull || !datum_image_eq(stored, written[i], false, -1))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("hotplus.verify: the TOAST value reused for column \"%s\" of table \"%s\" "
+							"differs from the value written",
+							NameStr(TupleDescAttr(final_new->tts_tupleDescriptor, atts[i] - 1)->attname),
+							RelationGetRelationName(rel)),
+					 errhint("Nothing was written. This is a hotplus bug: please report it. "
+							 "SET hotplus.reuse_toast = off stores the values as written.")));
+	}
+}
+
+void
+verify_indexes_unchanged(Relation rel, ItemPointer otid, TupleTableSlot *final_new)
+{
+	bool is_private;
+	VerifierEntry *entry = acquire(rel, &is_private);
+	VerifierEntry *volatile guarded = entry;
+	entry->in_use++;
+	PG_TRY();
+	{
+		check_all_indexes(rel, entry, otid, final_new);
+	}
+	PG_FINALLY();
+	{
+		ExecClearTuple(guarded->old_slot);
+		ExecClearTuple(guarded->new_slot);
+		ResetPerTupleExprContext(guarded->estate);
+		guarded->in_use--;
+		if (is_private)
+			destroy(guarded);
+	}
+	PG_END_TRY();
+}
+
+} // namespace hotplus
