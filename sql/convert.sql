@@ -15,6 +15,13 @@ UPDATE cv SET doc = jsonb_set(doc, '{b}', '1') WHERE id <= 20;
 SELECT pg_stat_get_xact_tuples_hot_updated('cv'::regclass) AS hot_on_heap;
 COMMIT;
 
+-- Refused in a read-only transaction (and so on a standby), like ALTER TABLE ... SET ACCESS
+-- METHOD; nothing changes.
+BEGIN READ ONLY;
+SELECT hotplus_convert('cv');
+ROLLBACK;
+SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = 'cv'::regclass;
+
 SELECT hotplus_convert('cv');
 SELECT a.amname, pg_relation_filenode('cv') = :filenode_before AS same_relfilenode
 FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = 'cv'::regclass;

@@ -7,7 +7,11 @@
 //    a partitioned table switches all its plain-table partitions (foreign partitions are
 //    skipped with a NOTICE);
 //  - the caller must own each table; system catalogs and other sessions' temporary tables
-//    are refused;
+//    are refused; ownership, kind and catalog status of the named relation are checked
+//    before its lock is requested and again once it is granted (as the callbacks of
+//    RangeVarGetRelidExtended do), so a role that owns nothing cannot queue an ACCESS
+//    EXCLUSIVE lock on someone else's table behind which every later reader would wait;
+//  - refused in read-only transactions and on standbys, like ALTER TABLE;
 //  - each table is switched under ACCESS EXCLUSIVE lock, which its transaction holds until
 //    it ends: no backend can be inside the table's access method during the switch, and
 //    every backend sees the new method at its next lock on the table (relcache
@@ -88,24 +92,45 @@ switch_table(Oid relid, Oid from_am, Oid to_am, const char *function)
 	return true;
 }
 
+// What can be checked about the named relation without a lock on it (the syscache entry
+// as of now); returns its kind.
+char
+check_may_switch(Oid relid, const char *function)
+{
+	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid)));
+	Form_pg_class form = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple));
+	const char relkind = form->relkind;
+	const bool system = IsSystemClass(relid, form);
+	NameData name = form->relname;
+	ReleaseSysCache(tuple);
+
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not a table", NameStr(name)),
+						errdetail("%s() takes a table or a partitioned table.", function)));
+	if (system)
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						errmsg("permission denied: \"%s\" is a system catalog", NameStr(name))));
+	if (!compat_table_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(relkind), NameStr(name));
+	return relkind;
+}
+
 int32
 switch_access_method(Oid relid, Oid from_am, Oid to_am, const char *function)
 {
-	// Lock first, then look: the relation cannot change kind or go away under the lock.
+	PreventCommandIfReadOnly(psprintf("%s()", function));
+	PreventCommandIfParallelMode(psprintf("%s()", function));
+	// Look, lock, look again: the first look refuses a caller who may not switch the table
+	// before the lock is queued; the second sees what the lock now protects (the owner or
+	// the kind may have changed while we waited, and the relation may be gone).
+	check_may_switch(relid, function);
 	LockRelationOid(relid, AccessExclusiveLock);
-	char relkind = get_rel_relkind(relid);
-	if (relkind == '\0')
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", relid)));
+	const char relkind = check_may_switch(relid, function);
 
 	if (relkind == RELKIND_RELATION)
 		return switch_table(relid, from_am, to_am, function) ? 1 : 0;
-	if (relkind != RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
-						errmsg("\"%s\" is not a table", get_rel_name(relid)),
-						errdetail("%s() takes a table or a partitioned table.", function)));
-
-	if (!compat_table_ownercheck(relid, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
 	int32 switched = 0;
 	ListCell *lc;
 	foreach (lc, find_all_inheritors(relid, AccessExclusiveLock, nullptr))
