@@ -85,7 +85,7 @@ walk(Node *node, void *context)
 		return false;
 	AttrNumber column;
 	text *key;
-	if (state->registry != nullptr && is_field_access(node, &column, &key))
+	if (is_field_access(node, &column, &key))
 	{
 		int part = register_part(state->registry, column, key);
 		*state->parts = bms_add_member(*state->parts, part + 1);

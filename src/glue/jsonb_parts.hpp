@@ -42,8 +42,7 @@ struct JsonbPartRegistry
 // Walks expr (an expression list or an implicit-AND list) and reports what it reads:
 // whole columns into *columns (attribute numbers offset by FirstLowInvalidHeapAttributeNumber,
 // as pull_varattnos; attno 0 for a whole-row reference), and parts, registered (deduplicated)
-// in registry, as indexes into it in *parts (offset by 1, so 0 is never a member). With no
-// registry (nullptr), no part is recognized: every column read is a whole input.
+// in registry, as indexes into it in *parts (offset by 1, so 0 is never a member).
 void collect_inputs(Node *expr, Bitmapset **columns, Bitmapset **parts, JsonbPartRegistry *registry);
 
 // Whether the values under part.key of two detoasted jsonb datums are the same bytes.

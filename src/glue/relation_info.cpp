@@ -222,17 +222,16 @@ build_unguarded(Relation rel, RelationInfo **building)
 		}
 		// An index that CREATE INDEX CONCURRENTLY has not made ready (or left behind when it
 		// failed) gets no inserts, so heap never evaluates it, and its expressions may fail on
-		// rows it was never built for: decide it from whole input columns, evaluating nothing
-		// (its jsonb fields are not parts either, so hotplus.verify can check it by image).
-		// indisready only goes from false to true without an invalidation of the table (a
-		// stale entry then only declines); it is cleared by DROP/REINDEX CONCURRENTLY, which
-		// invalidate the table (index_concurrently_set_dead).
+		// rows it was never built for: decide it from its inputs (columns and jsonb fields,
+		// compared as bytes), evaluating nothing. indisready only goes from false to true
+		// without an invalidation of the table (a stale entry then only declines); it is
+		// cleared by DROP/REINDEX CONCURRENTLY, which invalidate the table
+		// (index_concurrently_set_dead).
 		const bool ready = index->rd_index->indisready;
-		JsonbPartRegistry *registry = ready ? &info->parts : nullptr;
 		collect_inputs(reinterpret_cast<Node *>(ii->ii_Expressions), &f->expression_inputs,
-					   &f->expression_parts, registry);
+					   &f->expression_parts, &info->parts);
 		collect_inputs(reinterpret_cast<Node *>(ii->ii_Predicate), &f->predicate_inputs,
-					   &f->predicate_parts, registry);
+					   &f->predicate_parts, &info->parts);
 		flags[i] = (ii->ii_Expressions != NIL ? kHasExpressions : 0) |
 				   (ii->ii_Predicate != NIL ? kHasPredicate : 0) | (ready ? 0 : kNotReady);
 		info->any_evaluation |= (flags[i] & (kHasExpressions | kHasPredicate)) != 0;

@@ -1,5 +1,7 @@
 #include "glue/verifier.hpp"
 
+#include "glue/jsonb_parts.hpp"
+
 extern "C" {
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -14,6 +16,7 @@ extern "C" {
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/builtins.h"
 #include "utils/rel.h"
 }
 
@@ -29,7 +32,8 @@ struct VerifiedIndex
 	bool ready;		   // indisready: may be evaluated (invariant 3)
 	int16 *typlen;	   // per index column (keys, then INCLUDE): of the value FormIndexDatum
 	bool *typbyval;	   // gives, the column's or the expression's own type
-	Bitmapset *inputs; // not ready: the columns it reads, attribute numbers
+	Bitmapset *inputs;		  // not ready: the whole columns it reads, attribute numbers,
+	JsonbPartRegistry parts; // and the jsonb fields it reads
 };
 
 struct VerifierEntry
@@ -84,22 +88,40 @@ destroy(VerifierEntry *entry)
 	MemoryContextDelete(entry->context); // entry itself lives there
 }
 
-// Every column an index reads, as attribute numbers (a whole-row reference reads all).
-Bitmapset *
-columns_read(IndexInfo *ii, int natts)
+// What an index that is not ready reads: whole columns, as attribute numbers (a whole-row
+// reference reads all), into out->inputs, and jsonb fields read only through -> / ->> with a
+// constant key (jsonb_parts.hpp; the decision compares those as bytes) into out->parts.
+void
+collect_unready_inputs(VerifiedIndex *out, IndexInfo *ii, int natts)
 {
 	Bitmapset *offset = nullptr;
-	pull_varattnos(reinterpret_cast<Node *>(ii->ii_Expressions), 1, &offset);
-	pull_varattnos(reinterpret_cast<Node *>(ii->ii_Predicate), 1, &offset);
-	Bitmapset *columns = nullptr;
+	Bitmapset *parts = nullptr;
+	collect_inputs(reinterpret_cast<Node *>(ii->ii_Expressions), &offset, &parts, &out->parts);
+	collect_inputs(reinterpret_cast<Node *>(ii->ii_Predicate), &offset, &parts, &out->parts);
+	out->inputs = nullptr;
 	for (int k = 0; k < ii->ii_NumIndexAttrs; k++)
 		if (ii->ii_IndexAttrNumbers[k] > 0)
-			columns = bms_add_member(columns, ii->ii_IndexAttrNumbers[k]);
+			out->inputs = bms_add_member(out->inputs, ii->ii_IndexAttrNumbers[k]);
 	const bool whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, offset);
 	for (int att = 1; att <= natts; att++)
 		if (whole_row || bms_is_member(att - FirstLowInvalidHeapAttributeNumber, offset))
-			columns = bms_add_member(columns, att);
-	return columns;
+			out->inputs = bms_add_member(out->inputs, att);
+}
+
+// doc -> key, or NULL (not an object, or no such key), computed by jsonb's own operator
+// function rather than by the decision's lookup.
+Datum
+field_value(Datum doc, text *key, bool *isnull)
+{
+	LOCAL_FCINFO(fcinfo, 2);
+	InitFunctionCallInfoData(*fcinfo, nullptr, 2, InvalidOid, nullptr, nullptr);
+	fcinfo->args[0].value = doc;
+	fcinfo->args[0].isnull = false;
+	fcinfo->args[1].value = PointerGetDatum(key);
+	fcinfo->args[1].isnull = false;
+	Datum result = jsonb_object_field(fcinfo);
+	*isnull = fcinfo->isnull;
+	return result;
 }
 
 void
@@ -127,7 +149,8 @@ describe_index(VerifiedIndex *out, Relation rel, Relation index)
 		next_expression = lnext(ii->ii_Expressions, next_expression);
 		get_typlenbyval(exprType(expression), &out->typlen[k], &out->typbyval[k]);
 	}
-	out->inputs = out->ready ? nullptr : columns_read(ii, RelationGetDescr(rel)->natts);
+	if (!out->ready)
+		collect_unready_inputs(out, ii, RelationGetDescr(rel)->natts);
 }
 
 VerifierEntry *
@@ -155,7 +178,9 @@ build_unguarded(Relation rel, VerifierEntry **building)
 	}
 
 	entry->estate = CreateExecutorState();
-	TupleDesc desc = CreateTupleDescCopy(RelationGetDescr(rel));
+	// With its constraints: the values of columns added later with a default (atthasmissing)
+	// come from there for rows stored before.
+	TupleDesc desc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
 	entry->old_slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
 	entry->new_slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
 	MemoryContextSwitchTo(old);
@@ -273,6 +298,22 @@ check_index(Relation rel, VerifierEntry *entry, VerifiedIndex *index)
 				report_disagreement(rel, *index,
 									psprintf("Column \"%s\", which the index (not ready) reads, changed.",
 											 NameStr(attr->attname)));
+		}
+		for (int i = 0; i < index->parts.nparts; i++)
+		{
+			const JsonbPart &part = index->parts.parts[i];
+			bool null[2];
+			Datum value[2];
+			for (int side = 0; side < 2; side++)
+			{
+				value[side] = slot_getattr(sides[side], part.column, &null[side]);
+				if (!null[side])
+					value[side] = field_value(value[side], part.key, &null[side]);
+			}
+			if (null[0] != null[1] || (!null[0] && !datum_image_eq(value[0], value[1], false, -1)))
+				report_disagreement(rel, *index,
+									psprintf("Field \"%s\" of column %d, which the index (not ready) reads, changed.",
+											 text_to_cstring(part.key), part.column));
 		}
 		return;
 	}

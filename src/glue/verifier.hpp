@@ -18,7 +18,9 @@
 //  3. Like heap, it evaluates only indexes that are ready for inserts: an index that
 //     CREATE INDEX CONCURRENTLY has not made ready is unchanged iff every column it reads
 //     (keys, expression and predicate inputs; a whole-row reference reads all) is
-//     image-equal. Summarizing indexes (PG16+) are heap's own (src/README.md D6a).
+//     image-equal, except that a jsonb column read only through `-> 'key'` / `->> 'key'`
+//     needs only the value under each key (jsonb's own operator, not the decision's lookup)
+//     to be. Summarizing indexes (PG16+) are heap's own (src/README.md D6a).
 //  4. An entry is rebuilt after any relcache invalidation of its table; an entry in use by
 //     an outer update is never used by a nested one (which builds a private one). The
 //     relcache invalidation that would make an entry stale also invalidates the decision's
