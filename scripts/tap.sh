@@ -9,12 +9,15 @@ pgxs_dir=$(dirname "$("$pg_config" --pgxs)")/..
 bindir=$("$pg_config" --bindir)
 work=$(mktemp -d -t hotplus-tap.XXXXXX)
 cp -r t "$work/t"
+# Every node runs with the verifier on (PostgreSQL::Test::Cluster appends TEMP_CONFIG to
+# each node's postgresql.conf).
+echo "hotplus.verify = on" >"$work/temp.conf"
 chown -R postgres:postgres "$work"
 cd "$work"
 (($# > 0)) || set -- t/*.pl
 # PG15 keeps data and logs in ./tmp_check; 16+ take TESTDATADIR and TESTLOGDIR (default ./log).
 runuser -u postgres -- env PATH="$bindir:$PATH" PG_REGRESS="$pgxs_dir/test/regress/pg_regress" \
-	TESTDATADIR="$work/tmp_check" TESTLOGDIR="$work/tmp_check/log" \
+	TESTDATADIR="$work/tmp_check" TESTLOGDIR="$work/tmp_check/log" TEMP_CONFIG="$work/temp.conf" \
 	prove -I "$pgxs_dir/test/perl" -I t "$@"
 rc=$?
 log_dir=${HOTPLUS_LOG_DIR:-$OLDPWD/test-logs}

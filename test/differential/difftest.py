@@ -5,8 +5,13 @@ For each seed: a random table shape (columns with every TOAST storage; expressio
 unique, INCLUDE, hash, GIN, GiST, SP-GiST and BRIN indexes) is created twice, USING hotheap and
 USING heap, and the same random statements (write-backs, same-length changes, predicate flips,
 case changes, sums preserved, numeric scale changes, deletes, inserts, VACUUM) are applied to
-both. After each seed:
+both, and statements written like an ORM's: every column set, most written back unchanged
+(v || '', a jsonb text round trip, the same value as a bound parameter) next to real
+changes of index inputs in the same statement. Some seeds also leave a failed CREATE INDEX
+CONCURRENTLY behind (an index that is not ready: heap never evaluates it). After each seed:
   - both tables hold identical rows;
+  - no statement fails on one table only (hotplus.verify is on: a decision the independent
+    verifier disagrees with fails the statement);
   - amcheck bt_index_check(index, true) passes on every btree index of the hotheap table;
   - every index of the hotheap table answers lookups of every key value the rows ever had
     (index scan, bitmap scan, and index-only scan where the planner can) exactly like a
@@ -18,6 +23,7 @@ Connection from the usual PG* environment variables. Prints one line per seed, t
 any failure (replay it with --seeds S-S), and a final line "N passed, N failed".
 """
 import argparse
+import json
 import random
 import sys
 import time
@@ -179,14 +185,99 @@ class Seed:
         ])
         return "UPDATE {t} SET %s %s" % (sets, where)
 
+    # Per column: ways to write the value back unchanged, and real changes.
+    ORM_WRITE_BACK = {
+        "a": ["a", "a + 0"],
+        "b": ["b"],
+        "num": ["num", "num::text::numeric"],
+        "t": ["t", "t || ''", "t::varchar::text"],
+        "x": ["x", "x || ''"],
+        "doc": ["doc", "doc || '{}'", "doc::text::jsonb"],
+        "arr": ["arr", "arr || '{}'::int[]"],
+    }
+    ORM_CHANGE = {
+        "a": ["a + 1", "0", "CASE WHEN a = 0 THEN 1 ELSE a END"],
+        "b": ["-b", "b - 1"],
+        "num": ["num * 1.0", "round(num, 0)", "num + 1"],
+        "t": ["lower(t)", "upper(t)", "overlay(t placing upper(substr(t, 1, 1)) from 1 for 1)", "'Ab'"],
+        "x": ["overlay(x placing 'Z' from 3 for 1)", "x || 'q'"],
+        "doc": ["jsonb_set(doc, '{k3}', to_jsonb(id))",
+                "jsonb_set(doc, '{k1}', to_jsonb((doc->>'k1')::numeric + 1))",
+                "jsonb_set(doc, '{k2}', to_jsonb(CASE WHEN id % 2 = 0 THEN 'x' ELSE 'y' END))",
+                "jsonb_set(doc, '{pad}', to_jsonb(repeat('r', 3000)))",
+                "doc - 'k3'"],
+        "arr": ["arr || a"],
+    }
+
+    def orm_statement(self):
+        """Every column set, each written back unchanged or really changed."""
+        rng = self.rng
+        m = rng.choice([2, 3, 5])
+        sets = []
+        for col in ("a", "b", "num", "t", "x", "doc", "arr"):
+            menu = self.ORM_CHANGE if rng.random() < 0.3 else self.ORM_WRITE_BACK
+            sets.append("%s = %s" % (col, rng.choice(menu[col])))
+        return "UPDATE {t} SET %s WHERE id %% %d = %d" % (", ".join(sets), m, rng.randrange(m))
+
+    def orm_rows(self):
+        """An ORM's save: each row read, some attributes changed, every column sent back as a
+        bound parameter (jsonb as text), one UPDATE per row."""
+        rng = self.rng
+        m = rng.choice([5, 7, 11])
+        rows = q(self.cur, "SELECT id, a, b, num::text, t, x, doc::text, arr FROM %s WHERE id %% %d = %d"
+                 " ORDER BY id LIMIT 6" % (self.hot, m, rng.randrange(m)))
+        for id_, a, b, num, t, x, doc, arr in rows:
+            if rng.random() < 0.3:
+                a = (a or 0) + 1
+            if rng.random() < 0.2:
+                b = -(b or 0)
+            if rng.random() < 0.2:
+                num = num + "0" if "." in num else num + ".0"
+            if rng.random() < 0.2:
+                t = t.upper() if rng.random() < 0.5 else "Ab"
+            if rng.random() < 0.2 and len(x) > 3:
+                x = x[:2] + "Z" + x[3:]
+            if rng.random() < 0.4:
+                d = json.loads(doc)
+                key = rng.choice(["k1", "k2", "k3", "pad"])
+                d[key] = {"k1": rng.randint(0, 9), "k2": rng.choice("xyz"), "k3": rng.randint(0, 99),
+                          "pad": "p" * rng.choice([1, 100, 3000])}[key]
+                doc = json.dumps(d)
+            if rng.random() < 0.1:
+                arr = (arr or []) + [rng.randint(0, 9)]
+            for table in (self.hot, self.twin):
+                self.cur.execute("UPDATE %s SET a = %%s, b = %%s, num = %%s::numeric, t = %%s, x = %%s,"
+                                 " doc = %%s::jsonb, arr = %%s::int[] WHERE id = %%s" % table,
+                                 (a, b, num, t, x, doc, arr, id_))
+
+    def failed_concurrent_index(self):
+        """CREATE INDEX CONCURRENTLY that fails during its build, leaving an index that is not
+        ready (t::int fails on 'Ab'; the duplicates of k2 break uniqueness)."""
+        definition = self.rng.choice(["((t::int))", "((doc->>'k2')) WHERE b <> 12345", "((length(x) / (a - a)))"])
+        unique = "UNIQUE " if "k2" in definition else ""
+        self.conn.commit()
+        self.conn.autocommit = True
+        for table in (self.hot, self.twin):
+            try:
+                self.cur.execute("CREATE %sINDEX CONCURRENTLY %s_failed ON %s %s" % (unique, table, table, definition))
+                self.cur.execute("DROP INDEX %s_failed" % table)  # it did not fail after all
+            except psycopg2.Error:
+                pass
+        self.conn.autocommit = False
+
     def run(self):
         rng = self.rng
         self.create()
         self.remember_keys()
+        if rng.random() < 0.3:
+            self.failed_concurrent_index()
         for step in range(self.updates):
             p = rng.random()
-            if p < 0.80:
-                sql = self.random_statement()
+            if p < 0.65:
+                sql = rng.choice([self.random_statement, self.orm_statement])()
+            elif p < 0.80:
+                self.orm_rows()
+                sql = ""
             elif p < 0.87:
                 sql = "DELETE FROM {t} WHERE id %% %d = %d" % (rng.choice([7, 11, 13]), rng.randrange(7))
             elif p < 0.94:
@@ -195,7 +286,9 @@ class Seed:
                        " AND id < 1000" % (off, rng.choice([5, 9])))
             else:
                 sql = None
-            if sql is None:
+            if sql == "":
+                pass  # orm_rows() ran its own statements
+            elif sql is None:
                 self.conn.commit()
                 self.conn.autocommit = True
                 self.both("VACUUM {t}")
@@ -274,6 +367,26 @@ class Seed:
         self.conn.commit()
 
 
+def connect(wait=0):
+    deadline = time.time() + wait
+    while True:
+        try:
+            conn = psycopg2.connect("")
+            break
+        except psycopg2.OperationalError:
+            if time.time() > deadline:
+                raise
+            time.sleep(1)
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute("CREATE EXTENSION IF NOT EXISTS hotplus")
+        cur.execute("CREATE EXTENSION IF NOT EXISTS amcheck")
+        # Every decision hotplus adds is rechecked independently (superuser only).
+        cur.execute("SET hotplus.verify = on")
+    conn.autocommit = False
+    return conn
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", default="1-20")
@@ -282,12 +395,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the tables of failing seeds")
     args = ap.parse_args()
 
-    conn = psycopg2.connect("")
-    conn.autocommit = True
-    with conn.cursor() as cur:
-        cur.execute("CREATE EXTENSION IF NOT EXISTS hotplus")
-        cur.execute("CREATE EXTENSION IF NOT EXISTS amcheck")
-    conn.autocommit = False
+    conn = connect()
 
     if args.soak > 0:
         deadline = time.time() + args.soak * 60
@@ -305,8 +413,14 @@ def main():
         try:
             problems = s.run()
         except psycopg2.Error as e:
-            conn.rollback()
             problems = ["error: %s" % str(e).strip()]
+            if conn.closed:
+                # The server crashed: report the seed, then go on once it has recovered.
+                problems.append("the connection was lost (server crash?)")
+                conn = connect(wait=60)
+                s = Seed(conn, seed, args.updates)
+            else:
+                conn.rollback()
         if problems:
             failed += 1
             print("seed %d FAILED (replay: --seeds %d-%d)" % (seed, seed, seed))
