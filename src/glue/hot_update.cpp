@@ -472,22 +472,24 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	if (reused_form != nullptr)
 		final_form(a.slot, reused_form);
 
+	if (nwritten > 0)
+		verify_reused_datums(a.rel, a.slot, nwritten, written_atts, written);
+
 	// When a decision was needed, some column heap's HOT check reads differs as stored (or
-	// heap reads more columns than the indexes do), so heap alone would refuse HOT.
-	const bool override_wanted = f->decided && f->decision.hot_allowed;
-	if (settings.verify)
-	{
-		if (nwritten > 0)
-			verify_reused_datums(a.rel, a.slot, nwritten, written_atts, written);
-		if (override_wanted && info->valid)
-			verify_indexes_unchanged(a.rel, a.otid, a.slot);
-	}
-
-	// An invalidation while evaluating or verifying may mean a new index: the decision is
-	// void.
-	if (!override_wanted || !info->valid)
+	// heap reads more columns than the indexes do), so heap alone would refuse HOT. An
+	// invalidation processed while evaluating may mean a new index: then the decision is
+	// void unless the entry still describes the relation (relation_info.hpp invariant 2).
+	if (!f->decided || !f->decision.hot_allowed || !relation_info_revalidate(info, a.rel))
 		return heap_decides(a);
+	if (settings.verify)
+		verify_indexes_unchanged(a.rel, a.otid, a.slot);
 
+	// The override needs the relcache's bitmaps computed (an invalidation clears them), and
+	// computing them may accept invalidations: compute, then check the entry once more.
+	if (!compat_index_bitmaps_valid(a.rel))
+		bms_free(RelationGetIndexAttrBitmap(a.rel, kCompatHotBlockingKind));
+	if (!relation_info_revalidate(info, a.rel))
+		return heap_decides(a);
 	HotBlockingOverride override;
 	if (!hot_blocking_override_begin(&override, a.rel))
 		return heap_decides(a);

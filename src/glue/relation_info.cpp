@@ -157,10 +157,13 @@ build_unguarded(Relation rel, RelationInfo **building)
 	info->context = context;
 	*building = info;
 	// Valid from before the catalogs are read: an invalidation while reading them clears it
-	// (invariant 2), and the caller then declines.
+	// (invariant 2), and the caller then revalidates or declines.
 	info->valid = true;
 
-	TupleDesc desc = RelationGetDescr(rel);
+	// Everything below is derived from this copy (with its constraints: the slots need the
+	// values of columns added later with a default), and revalidation compares with it.
+	TupleDesc desc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
+	info->desc = desc;
 	const int natts = desc->natts;
 	info->natts = natts;
 	info->is_toastable = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
@@ -175,6 +178,8 @@ build_unguarded(Relation rel, RelationInfo **building)
 
 	List *index_oids = RelationGetIndexList(rel);
 	info->nindexes = list_length(index_oids);
+	info->nlisted = info->nindexes;
+	info->listed = static_cast<Oid *>(palloc0(sizeof(Oid) * Max(info->nlisted, 1)));
 	info->indexes = static_cast<IndexEvalInfo *>(palloc0(sizeof(IndexEvalInfo) * Max(info->nindexes, 1)));
 	IndexFacts *facts = static_cast<IndexFacts *>(palloc0(sizeof(IndexFacts) * Max(info->nindexes, 1)));
 	int *flags = static_cast<int *>(palloc0(sizeof(int) * Max(info->nindexes, 1)));
@@ -185,6 +190,7 @@ build_unguarded(Relation rel, RelationInfo **building)
 	{
 		Oid index_oid = lfirst_oid(lc);
 		Relation index = index_open(index_oid, AccessShareLock);
+		info->listed[foreach_current_index(lc)] = index_oid;
 		// PG16+: summarizing indexes (BRIN) never block HOT, and heap_update() reports
 		// TU_Summarizing from its own comparison of their columns, which the override leaves
 		// in place (hot_blocking_override.hpp): they are not part of hotplus's decision.
@@ -223,10 +229,10 @@ build_unguarded(Relation rel, RelationInfo **building)
 		// An index that CREATE INDEX CONCURRENTLY has not made ready (or left behind when it
 		// failed) gets no inserts, so heap never evaluates it, and its expressions may fail on
 		// rows it was never built for: decide it from its inputs (columns and jsonb fields,
-		// compared as bytes), evaluating nothing. indisready only goes from false to true
-		// without an invalidation of the table (a stale entry then only declines); it is
-		// cleared by DROP/REINDEX CONCURRENTLY, which invalidate the table
-		// (index_concurrently_set_dead).
+		// compared as bytes), evaluating nothing. An entry that still takes a ready index for
+		// not ready only declines more; indisready is only cleared together with indislive
+		// (index_concurrently_set_dead), which takes the index out of the relation's index
+		// list, so the entry no longer matches it (invariant 2).
 		const bool ready = index->rd_index->indisready;
 		collect_inputs(reinterpret_cast<Node *>(ii->ii_Expressions), &f->expression_inputs,
 					   &f->expression_parts, &info->parts);
@@ -304,12 +310,11 @@ build_unguarded(Relation rel, RelationInfo **building)
 	}
 
 	info->estate = CreateExecutorState();
-	// A private copy of the descriptor: slots pin a reference-counted descriptor in the
+	// The private copy of the descriptor: slots pin a reference-counted descriptor in the
 	// current resource owner, which would outlive the transaction here.
-	TupleDesc slot_desc = CreateTupleDescCopyConstr(desc);
-	info->old_slot = MakeSingleTupleTableSlot(slot_desc, &TTSOpsBufferHeapTuple);
-	info->eval_slot[0] = MakeSingleTupleTableSlot(slot_desc, &TTSOpsVirtual);
-	info->eval_slot[1] = MakeSingleTupleTableSlot(slot_desc, &TTSOpsVirtual);
+	info->old_slot = MakeSingleTupleTableSlot(desc, &TTSOpsBufferHeapTuple);
+	info->eval_slot[0] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	info->eval_slot[1] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 
 	info->max_expression_input = 0;
 	for (int att = 1; att <= natts; att++)
@@ -400,6 +405,8 @@ relation_info_get(Relation rel)
 	{
 		if (entry->info->in_use > 0)
 			return nullptr; // invariant 3: still used by an outer update
+		if (relation_info_revalidate(entry->info, rel))
+			return last_info = entry->info;
 		RelationInfo *stale = entry->info;
 		entry->info = nullptr;
 		destroy(stale);
@@ -411,9 +418,47 @@ relation_info_get(Relation rel)
 	// only if it was removed, which nothing does, so it is still ours.
 	entry = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_FIND, nullptr));
 	entry->info = info;
-	if (!info->valid)
+	if (!relation_info_revalidate(info, rel))
 		return nullptr;
 	return last_info = info;
+}
+
+namespace {
+
+// One pass of relation_info_revalidate(): whether the relation's index list and tuple
+// descriptor, as the relcache has them now, are those the entry was built from. Reads the
+// catalogs only if the relcache must recompute the index list.
+bool
+matches_relation(RelationInfo *info, Relation rel)
+{
+	List *index_oids = RelationGetIndexList(rel);
+	bool same = list_length(index_oids) == info->nlisted &&
+				equalTupleDescs(RelationGetDescr(rel), info->desc);
+	ListCell *lc;
+	foreach (lc, index_oids)
+		same = same && lfirst_oid(lc) == info->listed[foreach_current_index(lc)];
+	list_free(index_oids);
+	return same;
+}
+
+} // namespace
+
+bool
+relation_info_revalidate(RelationInfo *info, Relation rel)
+{
+	// Valid before reading: an invalidation processed while reading clears it again, and
+	// the pass proves nothing (what it read first may have changed since). A second pass
+	// reads the index list the first one had the relcache compute, so it is usually clean.
+	for (int pass = 0; pass < 3 && !info->valid; pass++)
+	{
+		info->valid = true;
+		if (!matches_relation(info, rel))
+		{
+			info->valid = false;
+			return false;
+		}
+	}
+	return info->valid;
 }
 
 } // namespace hotplus

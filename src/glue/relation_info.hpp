@@ -4,9 +4,18 @@
 //  1. An entry describes exactly the indexes of RelationGetIndexList() at the time it was
 //     built, including indexes that CREATE INDEX CONCURRENTLY has not made ready or valid.
 //  2. Any relcache invalidation of the relation (or of all relations) marks the entry
-//     invalid at once (relcache callback). An invalid entry is never used for a decision:
-//     it is rebuilt at the next lookup, or, while an update still uses it, the update
-//     declines to decide (heap's own decision stands).
+//     invalid at once (relcache callback). An invalid entry is never used for a decision
+//     until relation_info_revalidate() has read the relation's index list and tuple
+//     descriptor again and found them equal to what the entry was built from. Everything
+//     else in the entry is a function of those: an index's definition never changes under
+//     its OID (REINDEX keeps it, REINDEX CONCURRENTLY makes a new index), and indisready is
+//     only ever cleared together with indislive, which takes the index out of the list (an
+//     index that became ready since only costs evaluations the entry declines to make).
+//     Otherwise the entry is rebuilt at the next lookup, or,
+//     while an update still uses it, that update declines (heap's own decision stands).
+//     Revalidation marks the entry valid before it reads, so an invalidation processed
+//     while reading leaves it invalid. Most invalidations of a table (ANALYZE, VACUUM,
+//     GRANT, a cache reset, debug_discard_caches) change none of these.
 //  3. Entries are freed only when no update uses them (`in_use == 0`).
 //  4. Everything here lives in the entry's memory context (a child of CacheMemoryContext),
 //     except the core's C++ objects, which are owned by `core` and deleted with the entry.
@@ -92,13 +101,23 @@ struct RelationInfo
 	bool *is_detoasted[2];	 // [natts + 1]
 
 	core_bridge::CoreState *core;
+
+	// What the entry was built from (invariant 2): the relation's index list in order,
+	// summarizing indexes included, and the tuple descriptor (a private copy with its
+	// constraints, also the slots' descriptor).
+	int nlisted;
+	Oid *listed;
+	TupleDesc desc;
 };
 
 // Registers the invalidation callback; call once from _PG_init.
 void relation_info_init();
 
-// The valid entry for rel, built if needed. Returns nullptr if it could not be built
-// validly (an invalidation arrived while building): decline and let heap decide.
+// The valid entry for rel, revalidated or built if needed. Returns nullptr if it could not
+// be built validly (the relation changed while building): decline and let heap decide.
 RelationInfo *relation_info_get(Relation rel);
+
+// Whether info (invalidated or not) still describes rel (invariant 2); marks it valid if so.
+bool relation_info_revalidate(RelationInfo *info, Relation rel);
 
 } // namespace hotplus
