@@ -6,9 +6,13 @@
 #   isolation     isolation tester specs (specs/, expected/) on a throwaway cluster
 #   differential  randomized hotheap-vs-heap differential test, fixed seeds
 #   tap           TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
+#   discard-*     assert-enabled targets only: the hot_* and decision_* regression tests and
+#                 every isolation spec again with debug_discard_caches = 1 (every relcache and
+#                 catcache entry thrown away at each invalidation point)
 #   server-log    no assertion failure, leaked reference, memory context corruption or crash
 #                 in any server log of the target's runs (scripts/server-log-problems.sh)
-# and ends with one summary line "N passed, N failed".
+# and ends with one summary line "N passed, N failed". Every cluster runs with
+# hotplus.verify = on.
 #
 #   bash scripts/test.sh                  # targets "15 18-cassert" (what .ci/run runs)
 #   bash scripts/test.sh 15 17 18 ...     # any of 15 (Debian's), 15-cassert, 17, 18, 18-cassert
@@ -160,6 +164,17 @@ run_target() { # target
 		((good < 0)) && good=0
 		((rc != 0)) && tail -30 "$log_dir/tap.log"
 		record tap "$good" "$bad"
+	fi
+
+	# --- discard caches: code that holds relcache data across an invalidation point -------
+	if [[ $target == *-cassert ]]; then
+		local tests specs
+		tests=$(cd sql && ls hot_*.sql decision_*.sql | sed 's/\.sql$//' | tr '\n' ' ')
+		specs=$(cd specs && ls *.spec | sed 's/\.spec$//' | tr '\n' ' ')
+		cluster_settings=(-o "debug_discard_caches = 1")
+		regress_suite discard-regress regression.diffs REGRESS="${HOTPLUS_DISCARD_TESTS:-$tests}" ISOLATION=
+		regress_suite discard-isolation output_iso/regression.diffs REGRESS= ISOLATION="${HOTPLUS_DISCARD_SPECS:-$specs}"
+		cluster_settings=()
 	fi
 
 	if bash scripts/server-log-problems.sh \

@@ -114,7 +114,6 @@ SELECT hot('c', 1);
 COMMIT;
 SELECT * FROM c ORDER BY id;
 DROP INDEX c_int;
-CREATE INDEX c_int ON c ((d::int));
 SELECT check_btrees('c');
 
 -- 5. Updates that read the old version from the TID, not from the executor's slot (INSERT
