@@ -333,7 +333,7 @@ class Bench:
         db.close()
 
     # -- pgbench helpers ---------------------------------------------------------------
-    def pgbench(self, dbname, script=None, builtin=None, defines=None, duration=None):
+    def pgbench(self, dbname, script=None, builtin=None, defines=None, duration=None, options=None):
         cmd = ['pgbench', '-n', '-M', 'prepared', '-c', str(CLIENTS), '-j', str(CLIENTS),
                '-T', str(duration or self.p['duration'])]
         for k, v in (defines or {}).items():
@@ -346,7 +346,8 @@ class Bench:
         else:
             cmd += ['-b', builtin]
         cmd.append(dbname)
-        res = subprocess.run(cmd, capture_output=True, text=True)
+        env = dict(os.environ, PGOPTIONS=options) if options else None
+        res = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if res.returncode != 0:
             raise RuntimeError(f'pgbench failed ({res.returncode}): {res.stderr}\n{res.stdout}')
         tps = float(re.search(r'^tps = ([0-9.]+) \(without initial', res.stdout, re.M).group(1))
@@ -459,7 +460,9 @@ class Bench:
         db = DB('bench')
         n = self.p['docs_rows']
         if which == 'w2':
-            variants = ['heap', 'hotheap', 'limit', 'limit20']
+            # verify: hotheap's table with hotplus.verify on (what the independent recheck of
+            # every HOT decision hotplus adds costs)
+            variants = ['heap', 'hotheap', 'limit', 'limit20', 'verify']
             body = ("UPDATE {t} SET doc = jsonb_set(doc, '{{counter}}', "
                     "to_jsonb((doc->>'counter')::int + 1)) WHERE id = :id;\n")
         else:
@@ -470,11 +473,12 @@ class Bench:
         for r in range(self.p['rounds']):
             for size in ('small', 'large'):
                 for pos, variant in enumerate(order_for(r, variants)):
-                    t = f'docs_{size}_{variant}'
+                    t = f'docs_{size}_{"hotheap" if variant == "verify" else variant}'
                     script = '\\set id random(1, :rows)\n' + body.format(t=t)
                     res = self.timed_pgbench(db, 'bench', [t], 1, script=script,
-                                             defines={'rows': n})
-                    am = 'hotheap' if variant == 'hotheap' else 'heap'
+                                             defines={'rows': n},
+                                             options='-c hotplus.verify=on' if variant == 'verify' else None)
+                    am = 'hotheap' if variant in ('hotheap', 'verify') else 'heap'
                     self.record(workload=which, case=size, variant=variant, am=am, round=r + 1,
                                 position=pos + 1, metric='tps', **res)
                     log(f'{which} round {r + 1} {size:5s} {variant:8s} {float(res["value"]):9.0f} TPS '

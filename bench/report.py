@@ -28,6 +28,8 @@ TPS_TARGETS = [
     ('w2', 'large', 'hotheap', 'limit', 'W2 large docs: hotheap / limit (heap, PK only)', 0.90),
     ('w2', 'large', 'hotheap', 'limit20',
      'W2 large docs: hotheap / heap HOT with 20 untouched indexes (diagnostic)', None),
+    ('w2', 'small', 'verify', 'hotheap', 'W2 small docs: hotplus.verify on / off (reported)', None),
+    ('w2', 'large', 'verify', 'hotheap', 'W2 large docs: hotplus.verify on / off (reported)', None),
     ('w3', 'small', 'hotheap', 'heap', 'W3 worst case, small docs: hotheap / heap', 0.97),
     ('w3', 'large', 'hotheap', 'heap', 'W3 worst case, large docs: hotheap / heap', 0.97),
     ('w4', None, 'hotheap', 'heap', 'W4 pgbench TPC-B-like: hotheap / heap', 0.98),
@@ -425,7 +427,9 @@ def render(out):
                "open and lock per statement as hotheap's table (PostgreSQL opens every index of "
                "the target table at executor start, and 21 relation locks overflow the 16 "
                "fast-path lock slots). hotheap / limit20 is what hotplus's decision costs; "
-               "limit20 / limit is what merely having 20 more indexes costs."),
+               "limit20 / limit is what merely having 20 more indexes costs. `verify` = hotheap's "
+               "table again with `hotplus.verify = on` (PGOPTIONS): every HOT decision hotplus "
+               "adds is recomputed by the independent verifier before it is written."),
         'w3': ('Workload 3: worst case, every UPDATE changes an indexed field',
                "`UPDATE docs SET doc = jsonb_set(doc, '{f20}', to_jsonb('r' || :r)) WHERE id = :id` "
                "(random id and value): non-HOT in both, and for hotheap the worst case, since "
