@@ -1,7 +1,7 @@
 // hotheap's tuple_update: decide per index whether the update changes it, then delegate
 // to heap's own update with that decision.
 //
-// The order of work, cheapest first (issue 3, "How"):
+// The order of work, cheapest first:
 //   1. relation has nothing to gain (no toastable column, no expression/partial index),
 //      or the running statement changes no column that an index reads or that is
 //      toastable (its target columns, statement_scope.hpp): heap's update as is;
@@ -11,20 +11,26 @@
 //   3. classify each compared column: Same (equal as stored), ImageEqual (equal after
 //      detoasting; the raw sizes are compared first, so nothing is fetched when they
 //      differ), Changed; and each jsonb field an index reads (jsonb_parts.hpp). Toastable
-//      ImageEqual columns get the old stored datum back;
+//      ImageEqual columns will get the old stored datum back (formed now, stored in 6);
 //   4. a new version that cannot fit on the old page cannot be HOT: heap as is;
 //   5. the pure core decides (predicates before expressions, evaluation only as needed,
-//      every value detoasted at most once per version);
-//   6. if the core allows HOT where heap would not, heap_update() runs with an empty
+//      every value detoasted at most once per version, from caches that point into the
+//      new version as materialized);
+//   6. the new version with the reused datums replaces the materialized one in the slot:
+//      only now, as that frees what the caches of step 5 point into (src/README.md D8a);
+//   7. hotplus.verify rechecks reused datums and, for an override, every index
+//      (verifier.hpp);
+//   8. if the core allows HOT where heap would not, heap_update() runs with an empty
 //      HOT-blocking set (hot_blocking_override.hpp); otherwise heap decides alone.
-// Any doubt (entry invalidated meanwhile, a nested use of the entry, C++ exception in the
-// core) declines: heap's own decision is always correct.
+// Any doubt (the relation changed meanwhile, a nested use of the entry, C++ exception in
+// the core) declines: heap's own decision is always correct.
 #include "glue/core_state.hpp"
 
 #include "glue/hot_update.hpp"
 
 #include "glue/hot_blocking_override.hpp"
 #include "glue/jsonb_parts.hpp"
+#include "glue/page_tuple.hpp"
 #include "glue/relation_info.hpp"
 #include "glue/settings.hpp"
 #include "glue/stats.hpp"
@@ -298,19 +304,13 @@ read_old_version(RelationInfo *info, Relation rel, ItemPointer otid, Size *page_
 	Buffer buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(otid));
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	Page page = BufferGetPage(buffer);
-	OffsetNumber offnum = ItemPointerGetOffsetNumber(otid);
-	ItemId lp = offnum <= PageGetMaxOffsetNumber(page) ? PageGetItemId(page, offnum) : nullptr;
-	if (lp == nullptr || !ItemIdIsNormal(lp))
+	ExecClearTuple(info->old_slot);
+	HeapTuple tuple = &reinterpret_cast<BufferHeapTupleTableSlot *>(info->old_slot)->base.tupdata;
+	if (!page_tuple_at(rel, page, otid, tuple))
 	{
 		UnlockReleaseBuffer(buffer);
 		return false;
 	}
-	ExecClearTuple(info->old_slot);
-	HeapTuple tuple = &reinterpret_cast<BufferHeapTupleTableSlot *>(info->old_slot)->base.tupdata;
-	tuple->t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
-	tuple->t_len = ItemIdGetLength(lp);
-	tuple->t_self = *otid;
-	tuple->t_tableOid = RelationGetRelid(rel);
 	*page_free = PageGetHeapFreeSpace(page);
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 	ExecStoreBufferHeapTuple(tuple, info->old_slot, buffer); // takes its own pin

@@ -4,6 +4,8 @@
 
 #include "glue/relation_info.hpp"
 
+#include "glue/guarded_build.hpp"
+
 extern "C" {
 #include "access/genam.h"
 #include "access/heapam.h"
@@ -333,28 +335,6 @@ build_unguarded(Relation rel, RelationInfo **building)
 	return info;
 }
 
-// build_unguarded() with cleanup on ERROR: nothing of a half-built entry survives.
-RelationInfo *
-build(Relation rel)
-{
-	RelationInfo *volatile building = nullptr;
-	MemoryContext caller_context = CurrentMemoryContext;
-	RelationInfo *info = nullptr;
-	PG_TRY();
-	{
-		info = build_unguarded(rel, const_cast<RelationInfo **>(&building));
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(caller_context);
-		if (building != nullptr)
-			destroy(building);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	return info;
-}
-
 // Frees the entries of relations that were invalidated and are not in use (dropped tables
 // would otherwise keep theirs forever). Runs only when an entry is (re)built: rare.
 void
@@ -413,7 +393,7 @@ relation_info_get(Relation rel)
 	}
 
 	sweep_invalid_entries(relid);
-	RelationInfo *info = build(rel);
+	RelationInfo *info = guarded_build(rel, build_unguarded, destroy);
 	// build() may have accepted invalidations; the entry may have moved in the hash table
 	// only if it was removed, which nothing does, so it is still ours.
 	entry = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_FIND, nullptr));

@@ -1,6 +1,8 @@
 #include "glue/verifier.hpp"
 
+#include "glue/guarded_build.hpp"
 #include "glue/jsonb_parts.hpp"
+#include "glue/page_tuple.hpp"
 
 extern "C" {
 #include "access/genam.h"
@@ -187,27 +189,6 @@ build_unguarded(Relation rel, VerifierEntry **building)
 	return entry;
 }
 
-VerifierEntry *
-build(Relation rel)
-{
-	VerifierEntry *volatile building = nullptr;
-	MemoryContext caller_context = CurrentMemoryContext;
-	VerifierEntry *entry = nullptr;
-	PG_TRY();
-	{
-		entry = build_unguarded(rel, const_cast<VerifierEntry **>(&building));
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(caller_context);
-		if (building != nullptr)
-			destroy(building);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	return entry;
-}
-
 // The cached entry for rel if it is valid and free; else a new one, cached unless an outer
 // update is using the cached one (then it is private: *is_private, destroyed after use).
 VerifierEntry *
@@ -222,7 +203,7 @@ acquire(Relation rel, bool *is_private)
 	if (slot->entry != nullptr && slot->entry->in_use > 0)
 	{
 		*is_private = true;
-		return build(rel);
+		return guarded_build(rel, build_unguarded, destroy);
 	}
 	if (slot->entry != nullptr && slot->entry->valid)
 		return slot->entry;
@@ -232,7 +213,7 @@ acquire(Relation rel, bool *is_private)
 		slot->entry = nullptr;
 		destroy(stale);
 	}
-	VerifierEntry *entry = build(rel);
+	VerifierEntry *entry = guarded_build(rel, build_unguarded, destroy);
 	// Nothing removes hash entries but this function, so the slot is still ours.
 	slot = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_FIND, nullptr));
 	slot->entry = entry;
@@ -245,21 +226,15 @@ read_stored_version(Relation rel, ItemPointer otid)
 {
 	Buffer buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(otid));
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	Page page = BufferGetPage(buffer);
-	OffsetNumber offnum = ItemPointerGetOffsetNumber(otid);
-	ItemId lp = offnum <= PageGetMaxOffsetNumber(page) ? PageGetItemId(page, offnum) : nullptr;
-	if (lp == nullptr || !ItemIdIsNormal(lp))
+	HeapTupleData stored;
+	if (!page_tuple_at(rel, BufferGetPage(buffer), otid, &stored))
 	{
 		UnlockReleaseBuffer(buffer);
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
 						errmsg("hotplus.verify: no tuple at (%u,%u) of table \"%s\"",
-							   ItemPointerGetBlockNumber(otid), offnum, RelationGetRelationName(rel))));
+							   ItemPointerGetBlockNumber(otid), ItemPointerGetOffsetNumber(otid),
+							   RelationGetRelationName(rel))));
 	}
-	HeapTupleData stored;
-	stored.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
-	stored.t_len = ItemIdGetLength(lp);
-	stored.t_self = *otid;
-	stored.t_tableOid = RelationGetRelid(rel);
 	HeapTuple copy = heap_copytuple(&stored);
 	UnlockReleaseBuffer(buffer);
 	return copy;

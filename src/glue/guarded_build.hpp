@@ -1,0 +1,38 @@
+// Building a cache entry that must not survive an ERROR half-built.
+#pragma once
+
+#include "glue/pg.hpp"
+
+extern "C" {
+#include "utils/palloc.h"
+#include "utils/relcache.h"
+}
+
+namespace hotplus {
+
+// Runs build_unguarded(rel, &building), which hands its entry out through `building` as soon
+// as the entry exists; on ERROR, destroys that entry in the caller's memory context and
+// re-throws. No object with a destructor lives in this frame (longjmp crosses it).
+template <typename Entry>
+Entry *
+guarded_build(Relation rel, Entry *(*build_unguarded)(Relation, Entry **), void (*destroy)(Entry *))
+{
+	Entry *volatile building = nullptr;
+	MemoryContext caller_context = CurrentMemoryContext;
+	Entry *entry = nullptr;
+	PG_TRY();
+	{
+		entry = build_unguarded(rel, const_cast<Entry **>(&building));
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(caller_context);
+		if (building != nullptr)
+			destroy(building);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return entry;
+}
+
+} // namespace hotplus
