@@ -5,6 +5,7 @@
 #include "glue/page_tuple.hpp"
 
 extern "C" {
+#include "access/detoast.h"
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/sysattr.h"
@@ -47,8 +48,13 @@ struct VerifierEntry
 	EState *estate;
 	int nindexes;
 	VerifiedIndex *indexes;
-	TupleTableSlot *old_slot; // heap-tuple slots over copies in per-tuple memory
-	TupleTableSlot *new_slot;
+	// The old and the new version: heap-tuple slots over copies in per-tuple memory, and
+	// virtual slots with the same values where every varlena an expression or predicate of
+	// a ready index reads is detoasted once (FormIndexDatum would detoast it once per
+	// expression).
+	TupleTableSlot *stored[2];
+	TupleTableSlot *sides[2];
+	bool *detoast; // [natts + 1], by attribute number
 };
 
 struct CacheEntry
@@ -81,10 +87,13 @@ invalidate(Datum, Oid relid)
 void
 destroy(VerifierEntry *entry)
 {
-	if (entry->old_slot != nullptr)
-		ExecDropSingleTupleTableSlot(entry->old_slot);
-	if (entry->new_slot != nullptr)
-		ExecDropSingleTupleTableSlot(entry->new_slot);
+	for (int side = 0; side < 2; side++)
+	{
+		if (entry->sides[side] != nullptr)
+			ExecDropSingleTupleTableSlot(entry->sides[side]);
+		if (entry->stored[side] != nullptr)
+			ExecDropSingleTupleTableSlot(entry->stored[side]);
+	}
 	if (entry->estate != nullptr)
 		FreeExecutorState(entry->estate);
 	MemoryContextDelete(entry->context); // entry itself lives there
@@ -179,12 +188,32 @@ build_unguarded(Relation rel, VerifierEntry **building)
 		index_close(index, AccessShareLock);
 	}
 
+	// The columns the expressions and predicates of ready indexes read (a whole-row
+	// reference reads all), detoasted once per version before evaluation.
+	const int natts = RelationGetDescr(rel)->natts;
+	entry->detoast = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
+	for (int i = 0; i < entry->nindexes; i++)
+	{
+		if (!entry->indexes[i].ready)
+			continue;
+		Bitmapset *read = nullptr;
+		pull_varattnos(reinterpret_cast<Node *>(entry->indexes[i].info->ii_Expressions), 1, &read);
+		pull_varattnos(reinterpret_cast<Node *>(entry->indexes[i].info->ii_Predicate), 1, &read);
+		const bool whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, read);
+		for (int att = 1; att <= natts; att++)
+			entry->detoast[att] |= TupleDescAttr(RelationGetDescr(rel), att - 1)->attlen == -1 &&
+								   (whole_row || bms_is_member(att - FirstLowInvalidHeapAttributeNumber, read));
+	}
+
 	entry->estate = CreateExecutorState();
 	// With its constraints: the values of columns added later with a default (atthasmissing)
 	// come from there for rows stored before.
 	TupleDesc desc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
-	entry->old_slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
-	entry->new_slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	for (int side = 0; side < 2; side++)
+	{
+		entry->stored[side] = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+		entry->sides[side] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	}
 	MemoryContextSwitchTo(old);
 	return entry;
 }
@@ -240,6 +269,26 @@ read_stored_version(Relation rel, ItemPointer otid)
 	return copy;
 }
 
+// A virtual copy of stored's values, the columns entry->detoast names detoasted (in the
+// current memory context).
+void
+detoast_into(VerifierEntry *entry, TupleTableSlot *stored, TupleTableSlot *side)
+{
+	const int natts = stored->tts_tupleDescriptor->natts;
+	slot_getallattrs(stored);
+	ExecClearTuple(side);
+	for (int att = 1; att <= natts; att++)
+	{
+		Datum value = stored->tts_values[att - 1];
+		const bool isnull = stored->tts_isnull[att - 1];
+		if (!isnull && entry->detoast[att] && VARATT_IS_EXTENDED(DatumGetPointer(value)))
+			value = PointerGetDatum(detoast_attr(reinterpret_cast<struct varlena *>(DatumGetPointer(value))));
+		side->tts_values[att - 1] = value;
+		side->tts_isnull[att - 1] = isnull;
+	}
+	ExecStoreVirtualTuple(side);
+}
+
 [[noreturn]] void
 report_disagreement(Relation rel, const VerifiedIndex &index, const char *detail)
 {
@@ -257,13 +306,13 @@ report_disagreement(Relation rel, const VerifiedIndex &index, const char *detail
 void
 check_index(Relation rel, VerifierEntry *entry, VerifiedIndex *index)
 {
-	TupleTableSlot *sides[2] = {entry->old_slot, entry->new_slot};
+	TupleTableSlot *const *sides = entry->sides;
 	if (!index->ready)
 	{
 		int att = -1;
 		while ((att = bms_next_member(index->inputs, att)) >= 0)
 		{
-			Form_pg_attribute attr = TupleDescAttr(entry->old_slot->tts_tupleDescriptor, att - 1);
+			Form_pg_attribute attr = TupleDescAttr(sides[0]->tts_tupleDescriptor, att - 1);
 			bool null[2];
 			Datum value[2];
 			for (int side = 0; side < 2; side++)
@@ -333,8 +382,10 @@ void
 check_all_indexes(Relation rel, VerifierEntry *entry, ItemPointer otid, TupleTableSlot *final_new)
 {
 	MemoryContext old = MemoryContextSwitchTo(GetPerTupleMemoryContext(entry->estate));
-	ExecStoreHeapTuple(read_stored_version(rel, otid), entry->old_slot, false);
-	ExecStoreHeapTuple(ExecCopySlotHeapTuple(final_new), entry->new_slot, false);
+	ExecStoreHeapTuple(read_stored_version(rel, otid), entry->stored[0], false);
+	ExecStoreHeapTuple(ExecCopySlotHeapTuple(final_new), entry->stored[1], false);
+	for (int side = 0; side < 2; side++)
+		detoast_into(entry, entry->stored[side], entry->sides[side]);
 	for (int i = 0; i < entry->nindexes; i++)
 		check_index(rel, entry, &entry->indexes[i]);
 	MemoryContextSwitchTo(old);
@@ -386,8 +437,11 @@ verify_indexes_unchanged(Relation rel, ItemPointer otid, TupleTableSlot *final_n
 	}
 	PG_FINALLY();
 	{
-		ExecClearTuple(guarded->old_slot);
-		ExecClearTuple(guarded->new_slot);
+		for (int side = 0; side < 2; side++)
+		{
+			ExecClearTuple(guarded->sides[side]);
+			ExecClearTuple(guarded->stored[side]);
+		}
 		ResetPerTupleExprContext(guarded->estate);
 		guarded->in_use--;
 		if (is_private)

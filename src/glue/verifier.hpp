@@ -10,7 +10,8 @@
 //     index descriptions come from BuildIndexInfo() over the relcache's own index list, it
 //     has its own EState and slots, the old row is read again from the page at the TID, and
 //     the new row is a copy of the executor's slot after every datum substitution, i.e. the
-//     bytes heap_update() will store.
+//     bytes heap_update() will store. (It detoasts each value its expressions read once per
+//     version, with its own code, as the decision does.)
 //  2. An index is unchanged iff its predicate has the same value on both rows (false on
 //     both: nothing more to compare) and every key and INCLUDE value (FormIndexDatum) is
 //     image-equal (datum_image_eq, in the value's own type): what an index-only scan would
