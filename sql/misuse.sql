@@ -13,6 +13,11 @@ SET hotplus.reuse_toast = '';
 SET hotplus.no_such_setting = on;
 SHOW hotplus.max_tracked_tables;
 SELECT name, setting, context FROM pg_settings WHERE name LIKE 'hotplus.%' ORDER BY 1;
+-- hotplus.verify is on by default exactly in assert-enabled builds (the test clusters set it
+-- on everywhere, so its boot value is what shows the build's default).
+SELECT boot_val = CASE WHEN current_setting('debug_assertions')::bool THEN 'on' ELSE 'off' END
+       AS verify_default_follows_assertions
+FROM pg_settings WHERE name = 'hotplus.verify';
 
 -- hotheap where it cannot serve: PostgreSQL refuses a table access method for
 -- partitioned tables, views and (without allow_system_table_mods) catalogs.
