@@ -8,6 +8,8 @@
 
 #include "glue/as_heap.hpp"
 #include "glue/hot_blocking_override.hpp"
+#include "glue/read_planner.hpp"
+#include "glue/read_scan.hpp"
 #include "glue/relation_info.hpp"
 #include "glue/settings.hpp"
 #include "glue/statement_scope.hpp"
@@ -29,6 +31,8 @@ _PG_init(void)
 	hotplus::hot_blocking_override_init();
 	hotplus::statement_scope_init();
 	hotplus::stats_init();
+	hotplus::read_scan_init();
+	hotplus::read_planner_init();
 	hotplus::reserve_settings_prefix();
 }
 }

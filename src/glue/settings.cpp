@@ -54,6 +54,14 @@ define_settings()
 		"effect while hotplus.verify is off.",
 		&settings.verify_selftest, false, PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 		nullptr, nullptr, nullptr);
+	DefineCustomBoolVariable(
+		"hotplus.read_path",
+		"Scans of hotheap tables deform only the columns a query reads and detoast a value "
+		"once per row.",
+		"Off: new plans scan hotheap tables exactly like heap tables, and scans already "
+		"planned with the read path run without it (EXPLAIN still shows their HotheapRead "
+		"node, which then only evaluates the filter and output list).",
+		&settings.read_path, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 }
 
 void

@@ -24,6 +24,10 @@ struct Settings
 	// checked update HOT, every same-sized varlena reused) so tests can show the verifier
 	// stops each wrong decision.
 	bool verify_selftest = false;
+	// hotplus.read_path: scans of hotheap tables go through a HotheapRead node that deforms
+	// selectively and detoasts once per row (read_scan.hpp). Checked when planning (off: no
+	// node) and when a planned node starts (off: the node passes rows through unchanged).
+	bool read_path = true;
 };
 
 extern Settings settings;

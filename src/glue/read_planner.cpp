@@ -1,0 +1,287 @@
+#include "glue/read_planner.hpp"
+
+#include "core/read_plan.hpp"
+#include "glue/hotheap_am.hpp"
+#include "glue/read_references.hpp"
+#include "glue/read_scan.hpp"
+#include "glue/settings.hpp"
+
+extern "C" {
+#include "access/relation.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/plannodes.h"
+#include "nodes/value.h"
+#include "optimizer/planner.h"
+#include "parser/parsetree.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+}
+
+namespace hotplus {
+
+namespace {
+
+planner_hook_type previous_planner = nullptr;
+
+// Facts about a scan's expressions, gathered by walking them. Plain C data (the walk calls
+// PostgreSQL, which may longjmp).
+struct UseWalk
+{
+	Index scanrelid;
+	int natts;
+	bool whole_row;
+	bool *read;	   // [natts]
+	int *detoasting; // [natts]
+};
+
+bool
+walk_uses(Node *node, UseWalk *walk)
+{
+	if (node == nullptr)
+		return false;
+	if (IsA(node, Var))
+	{
+		auto *var = reinterpret_cast<Var *>(node);
+		if (var->varno == static_cast<int>(walk->scanrelid) && var->varlevelsup == 0)
+		{
+			if (var->varattno == 0)
+				walk->whole_row = true;
+			else if (var->varattno > 0 && var->varattno <= walk->natts)
+				walk->read[var->varattno - 1] = true;
+		}
+		return false;
+	}
+	List *arguments = detoasting_arguments(node);
+	for (ListCell *cell = list_head(arguments); cell != nullptr; cell = lnext(arguments, cell))
+	{
+		Var *var = scanned_column(static_cast<Node *>(lfirst(cell)), walk->scanrelid);
+		if (var != nullptr && var->varattno <= walk->natts)
+			walk->detoasting[var->varattno - 1]++;
+	}
+	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(walk_uses)), walk);
+}
+
+List *
+int_list(const core::ColumnList &columns)
+{
+	List *list = NIL;
+	for (core::ColumnNumber column : columns)
+		list = lappend_int(list, column);
+	return list;
+}
+
+// The scan's output list when it returns whole rows: Vars of every column in order, which
+// the executor recognizes as "no projection" (tlist_matches_tupdesc) unless the table has
+// dropped columns or columns with missing values; then an empty list (cheapest projection;
+// HotheapRead reads the scan's row from its expression context).
+List *
+whole_row_output(Relation rel, Index scanrelid)
+{
+	TupleDesc desc = RelationGetDescr(rel);
+	List *tlist = NIL;
+	for (int i = 0; i < desc->natts; ++i)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		if (att->attisdropped || att->atthasmissing)
+			return NIL;
+		Var *var = makeVar(scanrelid, static_cast<AttrNumber>(i + 1), att->atttypid, att->atttypmod,
+						   att->attcollation, 0);
+		tlist = lappend(tlist, makeTargetEntry(reinterpret_cast<Expr *>(var), static_cast<AttrNumber>(i + 1),
+											   nullptr, false));
+	}
+	return tlist;
+}
+
+struct RewriteContext
+{
+	PlannedStmt *stmt;
+	int next_plan_node_id;
+};
+
+// The HotheapRead node for `scan`, or `scan` itself when nothing is gained.
+Plan *
+read_node_for(Scan *scan, RewriteContext *context)
+{
+	if (IsA(scan, IndexScan) && reinterpret_cast<IndexScan *>(scan)->indexorderby != NIL)
+		return &scan->plan;
+	if (scan->plan.qual == NIL && scan->plan.targetlist == NIL)
+		return &scan->plan;
+	RangeTblEntry *rte = rt_fetch(scan->scanrelid, context->stmt->rtable);
+	if (rte->rtekind != RTE_RELATION)
+		return &scan->plan;
+	Relation rel = RelationIdGetRelation(rte->relid);
+	if (rel == nullptr)
+		return &scan->plan;
+	if (rel->rd_tableam != hotheap_routine())
+	{
+		RelationClose(rel);
+		return &scan->plan;
+	}
+	TupleDesc desc = RelationGetDescr(rel);
+	UseWalk walk{scan->scanrelid, desc->natts, false, static_cast<bool *>(palloc0(sizeof(bool) * (desc->natts + 1))),
+				 static_cast<int *>(palloc0(sizeof(int) * (desc->natts + 1)))};
+	walk_uses(reinterpret_cast<Node *>(scan->plan.qual), &walk);
+	walk_uses(reinterpret_cast<Node *>(scan->plan.targetlist), &walk);
+
+	core::ReadShape shape;
+	shape.whole_row = walk.whole_row;
+	shape.columns.resize(desc->natts);
+	for (int i = 0; i < desc->natts; ++i)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		shape.columns[i].read = walk.read[i];
+		shape.columns[i].toastable = att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN && !att->attisdropped;
+		shape.columns[i].detoasting_reads = walk.detoasting[i];
+	}
+	const core::ReadPlan decision = core::plan_read(shape);
+	if (!decision.worthwhile())
+	{
+		RelationClose(rel);
+		return &scan->plan;
+	}
+
+	CustomScan *node = makeNode(CustomScan);
+	node->scan.plan = scan->plan;
+	NodeSetTag(&node->scan.plan, T_CustomScan);
+	node->scan.plan.plan_node_id = context->next_plan_node_id++;
+	node->scan.plan.parallel_aware = false;
+	node->scan.plan.async_capable = false;
+	node->scan.plan.lefttree = nullptr;
+	node->scan.plan.righttree = nullptr;
+	node->scan.plan.extParam = bms_copy(scan->plan.extParam);
+	node->scan.plan.allParam = bms_copy(scan->plan.allParam);
+	node->scan.scanrelid = scan->scanrelid;
+	node->flags = 0;
+	if (ExecSupportsBackwardScan(&scan->plan))
+		node->flags |= CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+	if (IsA(scan, IndexScan))
+		node->flags |= CUSTOMPATH_SUPPORT_MARK_RESTORE;
+	node->custom_relids = bms_make_singleton(scan->scanrelid);
+	node->custom_private = list_make3(makeInteger(decision.selective ? 1 : 0), int_list(decision.deformed),
+									  int_list(decision.detoast_once));
+	node->methods = read_scan_methods();
+
+	// The scan returns whole rows; its initPlans go with the expressions that use them.
+	scan->plan.qual = NIL;
+	scan->plan.targetlist = whole_row_output(rel, scan->scanrelid);
+	scan->plan.initPlan = NIL;
+	node->custom_plans = list_make1(scan);
+	RelationClose(rel);
+	return &node->scan.plan;
+}
+
+Plan *rewrite(Plan *plan, RewriteContext *context);
+
+void
+rewrite_list(List *plans, RewriteContext *context)
+{
+	for (ListCell *cell = list_head(plans); cell != nullptr; cell = lnext(plans, cell))
+		lfirst(cell) = rewrite(static_cast<Plan *>(lfirst(cell)), context);
+}
+
+Plan *
+rewrite(Plan *plan, RewriteContext *context)
+{
+	if (plan == nullptr)
+		return nullptr;
+	plan->lefttree = rewrite(plan->lefttree, context);
+	plan->righttree = rewrite(plan->righttree, context);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			rewrite_list(reinterpret_cast<Append *>(plan)->appendplans, context);
+			break;
+		case T_MergeAppend:
+			rewrite_list(reinterpret_cast<MergeAppend *>(plan)->mergeplans, context);
+			break;
+		case T_SubqueryScan:
+		{
+			auto *subquery = reinterpret_cast<SubqueryScan *>(plan);
+			subquery->subplan = rewrite(subquery->subplan, context);
+			break;
+		}
+		case T_CustomScan:
+			// Another provider's children: its relationship to them is its own.
+			break;
+		case T_SeqScan:
+		case T_IndexScan:
+		case T_BitmapHeapScan:
+			return read_node_for(reinterpret_cast<Scan *>(plan), context);
+		default:
+			break;
+	}
+	return plan;
+}
+
+bool
+max_plan_node_id(Plan *plan, int *max_id)
+{
+	if (plan == nullptr)
+		return false;
+	*max_id = Max(*max_id, plan->plan_node_id);
+	max_plan_node_id(plan->lefttree, max_id);
+	max_plan_node_id(plan->righttree, max_id);
+	List *children = NIL;
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			children = reinterpret_cast<Append *>(plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			children = reinterpret_cast<MergeAppend *>(plan)->mergeplans;
+			break;
+		case T_SubqueryScan:
+			max_plan_node_id(reinterpret_cast<SubqueryScan *>(plan)->subplan, max_id);
+			break;
+		case T_CustomScan:
+			children = reinterpret_cast<CustomScan *>(plan)->custom_plans;
+			break;
+		case T_BitmapAnd:
+			children = reinterpret_cast<BitmapAnd *>(plan)->bitmapplans;
+			break;
+		case T_BitmapOr:
+			children = reinterpret_cast<BitmapOr *>(plan)->bitmapplans;
+			break;
+		default:
+			break;
+	}
+	for (ListCell *cell = list_head(children); cell != nullptr; cell = lnext(children, cell))
+		max_plan_node_id(static_cast<Plan *>(lfirst(cell)), max_id);
+	return false;
+}
+
+void
+add_read_nodes(PlannedStmt *stmt)
+{
+	int max_id = 0;
+	max_plan_node_id(stmt->planTree, &max_id);
+	for (ListCell *cell = list_head(stmt->subplans); cell != nullptr; cell = lnext(stmt->subplans, cell))
+		max_plan_node_id(static_cast<Plan *>(lfirst(cell)), &max_id);
+	RewriteContext context{stmt, max_id + 1};
+	stmt->planTree = rewrite(stmt->planTree, &context);
+	rewrite_list(stmt->subplans, &context);
+}
+
+PlannedStmt *
+plan_with_read_path(Query *parse, const char *query_string, int cursor_options, ParamListInfo bound_params)
+{
+	PlannedStmt *stmt = previous_planner != nullptr
+							? previous_planner(parse, query_string, cursor_options, bound_params)
+							: standard_planner(parse, query_string, cursor_options, bound_params);
+	if (settings.read_path && stmt->commandType != CMD_UTILITY)
+		add_read_nodes(stmt);
+	return stmt;
+}
+
+} // namespace
+
+void
+read_planner_init()
+{
+	previous_planner = planner_hook;
+	planner_hook = plan_with_read_path;
+}
+
+} // namespace hotplus

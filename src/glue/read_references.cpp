@@ -1,0 +1,83 @@
+#include "glue/read_references.hpp"
+
+extern "C" {
+#include "access/transam.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
+#include "utils/fmgroids.h"
+}
+
+namespace hotplus {
+
+namespace {
+
+// Built-in functions whose result depends on how their argument is stored.
+bool
+reads_storage(Oid function)
+{
+	switch (function)
+	{
+		case F_PG_COLUMN_SIZE:
+		case F_PG_COLUMN_COMPRESSION:
+#ifdef F_PG_COLUMN_TOAST_CHUNK_ID
+		case F_PG_COLUMN_TOAST_CHUNK_ID:
+#endif
+			return true;
+		default:
+			return false;
+	}
+}
+
+// Hand-assigned OIDs (below FirstGenbkiObjectId) are the functions of pg_proc.dat: C code of
+// the server. Functions made later by initdb's SQL scripts or by users are not trusted.
+bool
+built_in_value_reader(Oid function)
+{
+	return OidIsValid(function) && function < FirstGenbkiObjectId && !reads_storage(function);
+}
+
+} // namespace
+
+List *
+detoasting_arguments(Node *node)
+{
+	if (node == nullptr)
+		return NIL;
+	switch (nodeTag(node))
+	{
+		case T_FuncExpr:
+		{
+			auto *call = reinterpret_cast<FuncExpr *>(node);
+			return built_in_value_reader(call->funcid) ? call->args : NIL;
+		}
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		{
+			auto *call = reinterpret_cast<OpExpr *>(node);
+			return built_in_value_reader(call->opfuncid) ? call->args : NIL;
+		}
+		case T_ScalarArrayOpExpr:
+		{
+			auto *call = reinterpret_cast<ScalarArrayOpExpr *>(node);
+			return built_in_value_reader(call->opfuncid) ? call->args : NIL;
+		}
+		default:
+			return NIL;
+	}
+}
+
+Var *
+scanned_column(Node *arg, Index scanrelid)
+{
+	while (arg != nullptr && IsA(arg, RelabelType))
+		arg = reinterpret_cast<Node *>(reinterpret_cast<RelabelType *>(arg)->arg);
+	if (arg == nullptr || !IsA(arg, Var))
+		return nullptr;
+	auto *var = reinterpret_cast<Var *>(arg);
+	if (var->varno != static_cast<int>(scanrelid) || var->varlevelsup != 0 || var->varattno <= 0)
+		return nullptr;
+	return var;
+}
+
+} // namespace hotplus

@@ -1,0 +1,31 @@
+// Which references to a scanned column one shared detoasted copy may serve (D14).
+//
+// A reference qualifies when it is passed straight (or through a binary-compatible
+// relabeling) to a built-in function that reads its argument's value: such a function
+// detoasts the argument itself, and gives the same answer for a detoasted copy. Excluded:
+// the functions that report how a value is stored (pg_column_size, pg_column_compression,
+// pg_column_toast_chunk_id), every function that is not built in (it may look at storage),
+// and every other context (a bare output column, CASE results, function arguments of
+// non-built-in functions, ...), where the column's stored datum is used as it is.
+//
+// The planner counts qualifying references with these functions and the executor replaces
+// the same references, so both must see the same expression trees.
+#pragma once
+
+#include "glue/pg.hpp"
+
+extern "C" {
+#include "nodes/pg_list.h"
+#include "nodes/primnodes.h"
+}
+
+namespace hotplus {
+
+// The arguments of `node` that are passed to a built-in function that detoasts them, or NIL.
+List *detoasting_arguments(Node *node);
+
+// The Var of a user column of relation `scanrelid` that `arg` is, possibly under a
+// RelabelType; else nullptr.
+Var *scanned_column(Node *arg, Index scanrelid);
+
+} // namespace hotplus

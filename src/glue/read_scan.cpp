@@ -1,0 +1,447 @@
+#include "glue/read_scan.hpp"
+
+#include "glue/read_references.hpp"
+#include "glue/selective_deform.hpp"
+#include "glue/settings.hpp"
+
+extern "C" {
+#include "access/detoast.h"
+#include "commands/explain.h"
+#include "executor/execExpr.h"
+#include "executor/executor.h"
+#include "executor/nodeCustom.h"
+#include "executor/tuptable.h"
+#include "lib/stringinfo.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/params.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+}
+
+namespace hotplus {
+
+extern const CustomExecMethods read_exec_methods;
+
+namespace {
+
+struct ReadScanState;
+
+// One column read through a shared detoasted copy.
+struct SharedColumn
+{
+	ReadScanState *owner;
+	AttrNumber attno;	// 1-based
+	uint64 row;			// the owner's row the copy belongs to (0: none yet)
+	Datum stored;		// the datum as the row stores it
+	Datum copy;			// detoasted (== stored when it needed no detoasting)
+};
+
+struct ReadScanState
+{
+	CustomScanState css; // first: the executor sees a CustomScanState
+	PlanState *scan;
+	TupleTableSlot *scan_slot; // the scan's own slot (selective deformation only there)
+	bool active;
+	bool selective;
+	SelectiveDeform deform;
+	int nshared;
+	SharedColumn *shared;
+	uint64 row;
+	MemoryContext row_memory;  // detoasted copies of the current row
+	int nbyref_outputs;
+	int *byref_outputs;		   // output columns that may carry a copy
+};
+
+// Markers standing for a shared column's references while the node's expressions are
+// compiled: a PARAM_EXTERN with paramid -attno (real external parameters are numbered from 1).
+Param *
+make_marker(Var *var)
+{
+	Param *param = makeNode(Param);
+	param->paramkind = PARAM_EXTERN;
+	param->paramid = -var->varattno;
+	param->paramtype = var->vartype;
+	param->paramtypmod = var->vartypmod;
+	param->paramcollid = var->varcollid;
+	param->location = -1;
+	return param;
+}
+
+struct MarkContext
+{
+	Index scanrelid;
+	List *shared_columns; // IntList
+};
+
+Node *
+mark_shared_references(Node *node, MarkContext *context)
+{
+	if (node == nullptr)
+		return nullptr;
+	List *arguments = detoasting_arguments(node);
+	if (arguments != NIL)
+	{
+		// Copy the call, then replace its qualifying arguments (under any relabeling).
+		Node *copy = static_cast<Node *>(copyObjectImpl(node));
+		List *copied = detoasting_arguments(copy);
+		for (ListCell *cell = list_head(copied); cell != nullptr; cell = lnext(copied, cell))
+		{
+			Node **slot = reinterpret_cast<Node **>(&lfirst(cell));
+			while (*slot != nullptr && IsA(*slot, RelabelType))
+				slot = reinterpret_cast<Node **>(&reinterpret_cast<RelabelType *>(*slot)->arg);
+			Var *var = scanned_column(*slot, context->scanrelid);
+			if (var != nullptr && list_member_int(context->shared_columns, var->varattno))
+				*slot = reinterpret_cast<Node *>(make_marker(var));
+			else
+				lfirst(cell) = mark_shared_references(static_cast<Node *>(lfirst(cell)), context);
+		}
+		return copy;
+	}
+	return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(mark_shared_references)), context);
+}
+
+// EEOP_PARAM_CALLBACK step of a marker: the row's shared copy, made on first use.
+void
+read_shared_column(ExprState *, ExprEvalStep *op, ExprContext *econtext)
+{
+	auto *column = static_cast<SharedColumn *>(op->d.cparam.paramarg);
+	ReadScanState *state = column->owner;
+	TupleTableSlot *slot = econtext->ecxt_scantuple;
+	const int index = column->attno - 1;
+	if (slot->tts_nvalid <= index)
+		slot_getsomeattrs(slot, column->attno);
+	if (slot->tts_isnull[index])
+	{
+		*op->resvalue = (Datum) 0;
+		*op->resnull = true;
+		return;
+	}
+	if (column->row != state->row)
+	{
+		Datum stored = slot->tts_values[index];
+		column->row = state->row;
+		column->stored = stored;
+		column->copy = stored;
+		if (VARATT_IS_EXTENDED(DatumGetPointer(stored)))
+		{
+			MemoryContext caller = MemoryContextSwitchTo(state->row_memory);
+			column->copy = PointerGetDatum(detoast_attr(reinterpret_cast<struct varlena *>(DatumGetPointer(stored))));
+			MemoryContextSwitchTo(caller);
+		}
+	}
+	*op->resvalue = column->copy;
+	*op->resnull = false;
+}
+
+struct CompileContext
+{
+	ParamListInfo outer; // the statement's parameters, whose compilation is unchanged
+	ReadScanState *state;
+};
+
+void
+compile_param(ParamListInfo params, Param *param, ExprState *expr, Datum *resv, bool *resnull)
+{
+	auto *context = static_cast<CompileContext *>(params->paramCompileArg);
+	if (param->paramkind == PARAM_EXTERN && param->paramid < 0)
+	{
+		SharedColumn *column = nullptr;
+		for (int i = 0; i < context->state->nshared; ++i)
+			if (context->state->shared[i].attno == -param->paramid)
+				column = &context->state->shared[i];
+		if (column == nullptr)
+			elog(ERROR, "hotplus: no shared column %d in a HotheapRead node", -param->paramid);
+		ExprEvalStep step;
+		memset(&step, 0, sizeof(step));
+		step.opcode = EEOP_PARAM_CALLBACK;
+		step.resvalue = resv;
+		step.resnull = resnull;
+		step.d.cparam.paramfunc = read_shared_column;
+		step.d.cparam.paramarg = column;
+		step.d.cparam.paramid = param->paramid;
+		step.d.cparam.paramtype = param->paramtype;
+		ExprEvalPushStep(expr, &step);
+		return;
+	}
+	if (context->outer != nullptr && context->outer->paramCompile != nullptr)
+	{
+		context->outer->paramCompile(context->outer, param, expr, resv, resnull);
+		return;
+	}
+	// What ExecInitExprRec emits for an external parameter without a compile hook.
+	ExprEvalStep step;
+	memset(&step, 0, sizeof(step));
+	step.opcode = EEOP_PARAM_EXTERN;
+	step.resvalue = resv;
+	step.resnull = resnull;
+	step.d.param.paramid = param->paramid;
+	step.d.param.paramtype = param->paramtype;
+	ExprEvalPushStep(expr, &step);
+}
+
+// Compiles the filter and output list, with the shared columns' references as markers.
+void
+compile_expressions(ReadScanState *state, EState *estate)
+{
+	auto *plan = reinterpret_cast<CustomScan *>(state->css.ss.ps.plan);
+	MarkContext mark{plan->scan.scanrelid, NIL};
+	for (int i = 0; i < state->nshared; ++i)
+		mark.shared_columns = lappend_int(mark.shared_columns, state->shared[i].attno);
+	List *qual = reinterpret_cast<List *>(mark_shared_references(reinterpret_cast<Node *>(plan->scan.plan.qual), &mark));
+	List *tlist = reinterpret_cast<List *>(mark_shared_references(reinterpret_cast<Node *>(plan->scan.plan.targetlist), &mark));
+
+	CompileContext context{estate->es_param_list_info, state};
+	ParamListInfo compiling = makeParamList(0);
+	compiling->paramCompile = compile_param;
+	compiling->paramCompileArg = &context;
+	PlanState *ps = &state->css.ss.ps;
+	// The first compilation's SubPlans are dropped with it (their plans are initialized once
+	// per query, elsewhere); the new ones take their place.
+	ps->subPlan = NIL;
+	estate->es_param_list_info = compiling;
+	PG_TRY();
+	{
+		ps->qual = ExecInitQual(qual, ps);
+		if (ps->ps_ProjInfo != nullptr)
+			ps->ps_ProjInfo = ExecBuildProjectionInfo(tlist, ps->ps_ExprContext, ps->ps_ResultTupleSlot, ps,
+													  state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor);
+	}
+	PG_FINALLY();
+	{
+		estate->es_param_list_info = context.outer;
+	}
+	PG_END_TRY();
+}
+
+Node *
+create_state(CustomScan *)
+{
+	auto *state = static_cast<ReadScanState *>(palloc0(sizeof(ReadScanState)));
+	NodeSetTag(state, T_CustomScanState);
+	state->css.methods = &read_exec_methods;
+	return reinterpret_cast<Node *>(state);
+}
+
+void
+begin(CustomScanState *node, EState *estate, int eflags)
+{
+	auto *state = reinterpret_cast<ReadScanState *>(node);
+	auto *plan = reinterpret_cast<CustomScan *>(node->ss.ps.plan);
+	state->scan = ExecInitNode(static_cast<Plan *>(linitial(plan->custom_plans)), estate, eflags);
+	node->custom_ps = list_make1(state->scan);
+	state->scan_slot = reinterpret_cast<ScanState *>(state->scan)->ss_ScanTupleSlot;
+	// The rows the node evaluates are the scan's, in slots of the scan's type (its own or
+	// EvalPlanQual's, made by the same table AM), not the virtual scan slot the executor gave
+	// the node: its filter and output list are compiled again for those (compiled for a
+	// virtual slot they would read columns without deforming them).
+	node->ss.ps.scanops = state->scan_slot->tts_ops;
+	node->ss.ps.scanopsfixed = true;
+	node->ss.ps.scanopsset = true;
+	// WHERE CURRENT OF finds this node first (search_plan_tree): it must see the scan's row.
+	node->ss.ss_ScanTupleSlot = state->scan_slot;
+
+	state->active = settings.read_path;
+	if (!state->active)
+	{
+		compile_expressions(state, estate);
+		return;
+	}
+	state->row_memory = AllocSetContextCreate(CurrentMemoryContext, "HotheapRead row", ALLOCSET_DEFAULT_SIZES);
+	List *deformed = static_cast<List *>(list_nth(plan->custom_private, kPrivateDeformed));
+	List *detoast = static_cast<List *>(list_nth(plan->custom_private, kPrivateDetoast));
+	state->selective = intVal(list_nth(plan->custom_private, kPrivateSelective)) != 0 &&
+					   node->ss.ps.ps_ProjInfo != nullptr && TTS_IS_BUFFERTUPLE(state->scan_slot) &&
+					   selective_deform_init(&state->deform, state->scan_slot->tts_tupleDescriptor, deformed);
+	state->nshared = list_length(detoast);
+	if (state->nshared > 0)
+	{
+		state->shared = static_cast<SharedColumn *>(palloc0(sizeof(SharedColumn) * state->nshared));
+		int i = 0;
+		for (ListCell *cell = list_head(detoast); cell != nullptr; cell = lnext(detoast, cell), ++i)
+		{
+			state->shared[i].owner = state;
+			state->shared[i].attno = static_cast<AttrNumber>(lfirst_int(cell));
+		}
+	}
+	compile_expressions(state, estate);
+	if (state->nshared > 0)
+	{
+		if (node->ss.ps.ps_ProjInfo != nullptr)
+		{
+			TupleDesc out = node->ss.ps.ps_ResultTupleSlot->tts_tupleDescriptor;
+			state->byref_outputs = static_cast<int *>(palloc(sizeof(int) * Max(out->natts, 1)));
+			for (int i = 0; i < out->natts; ++i)
+				if (!TupleDescAttr(out, i)->attbyval)
+					state->byref_outputs[state->nbyref_outputs++] = i;
+		}
+	}
+}
+
+// Invariant 3: an output column that is a shared copy becomes the stored datum again.
+void
+restore_stored_datums(ReadScanState *state, TupleTableSlot *result)
+{
+	for (int k = 0; k < state->nbyref_outputs; ++k)
+	{
+		const int i = state->byref_outputs[k];
+		if (result->tts_isnull[i])
+			continue;
+		for (int c = 0; c < state->nshared; ++c)
+		{
+			const SharedColumn &column = state->shared[c];
+			if (column.row == state->row && column.copy != column.stored && result->tts_values[i] == column.copy)
+				result->tts_values[i] = column.stored;
+		}
+	}
+}
+
+TupleTableSlot *
+exec(CustomScanState *node)
+{
+	auto *state = reinterpret_cast<ReadScanState *>(node);
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ExprState *qual = node->ss.ps.qual;
+	ProjectionInfo *projection = node->ss.ps.ps_ProjInfo;
+
+	for (;;)
+	{
+		ResetExprContext(econtext);
+		if (state->row_memory != nullptr)
+			MemoryContextReset(state->row_memory);
+		++state->row;
+
+		TupleTableSlot *returned = ExecProcNode(state->scan);
+		if (TupIsNull(returned))
+			return projection != nullptr ? ExecClearTuple(projection->pi_state.resultslot) : returned;
+		// The scan projects nothing when its output list does not match the table (dropped
+		// columns, columns with missing values): its row is then the one it evaluated.
+		TupleTableSlot *row = returned->tts_tupleDescriptor->natts == 0
+								  ? state->scan->ps_ExprContext->ecxt_scantuple
+								  : returned;
+		if (state->selective && row == state->scan_slot && row->tts_nvalid == 0)
+			selective_deform(&state->deform, row);
+
+		econtext->ecxt_scantuple = row;
+		if (qual == nullptr || ExecQual(qual, econtext))
+		{
+			if (projection == nullptr)
+				return row;
+			TupleTableSlot *result = ExecProject(projection);
+			if (state->nbyref_outputs > 0)
+				restore_stored_datums(state, result);
+			return result;
+		}
+		InstrCountFiltered1(node, 1);
+	}
+}
+
+void
+end(CustomScanState *node)
+{
+	auto *state = reinterpret_cast<ReadScanState *>(node);
+	ExecEndNode(state->scan);
+	if (state->row_memory != nullptr)
+		MemoryContextDelete(state->row_memory);
+	state->row_memory = nullptr;
+}
+
+void
+rescan(CustomScanState *node)
+{
+	auto *state = reinterpret_cast<ReadScanState *>(node);
+	if (state->row_memory != nullptr)
+		MemoryContextReset(state->row_memory);
+	++state->row;
+	if (node->ss.ps.chgParam != nullptr)
+		UpdateChangedParamSet(state->scan, node->ss.ps.chgParam);
+	// A scan with changed parameters is rescanned by its next ExecProcNode.
+	if (state->scan->chgParam == nullptr)
+		ExecReScan(state->scan);
+}
+
+void
+mark_position(CustomScanState *node)
+{
+	ExecMarkPos(reinterpret_cast<ReadScanState *>(node)->scan);
+}
+
+void
+restore_position(CustomScanState *node)
+{
+	ExecRestrPos(reinterpret_cast<ReadScanState *>(node)->scan);
+}
+
+char *
+column_names(TupleDesc desc, const AttrNumber *columns, int n)
+{
+	StringInfoData names;
+	initStringInfo(&names);
+	for (int i = 0; i < n; ++i)
+		appendStringInfo(&names, "%s%s", i > 0 ? ", " : "", NameStr(TupleDescAttr(desc, columns[i] - 1)->attname));
+	return names.data;
+}
+
+void
+explain(CustomScanState *node, List *, ExplainState *es)
+{
+	auto *state = reinterpret_cast<ReadScanState *>(node);
+	if (!es->verbose)
+		return;
+	if (!state->active)
+	{
+		ExplainPropertyText("Read Path", "off", es);
+		return;
+	}
+	TupleDesc desc = state->scan_slot->tts_tupleDescriptor;
+	auto *plan = reinterpret_cast<CustomScan *>(node->ss.ps.plan);
+	if (state->selective)
+	{
+		List *deformed = static_cast<List *>(list_nth(plan->custom_private, kPrivateDeformed));
+		auto *columns = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * list_length(deformed)));
+		int n = 0;
+		for (ListCell *cell = list_head(deformed); cell != nullptr; cell = lnext(deformed, cell))
+			columns[n++] = static_cast<AttrNumber>(lfirst_int(cell));
+		ExplainPropertyText("Deformed Columns", column_names(desc, columns, n), es);
+	}
+	if (state->nshared > 0)
+	{
+		auto *columns = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * state->nshared));
+		for (int i = 0; i < state->nshared; ++i)
+			columns[i] = state->shared[i].attno;
+		ExplainPropertyText("Detoasted Once", column_names(desc, columns, state->nshared), es);
+	}
+}
+
+CustomScanMethods read_plan_methods = {kReadNodeName, create_state};
+
+} // namespace
+
+extern const CustomExecMethods read_exec_methods = {
+	kReadNodeName,
+	begin,
+	exec,
+	end,
+	rescan,
+	mark_position,
+	restore_position,
+	nullptr, // EstimateDSMCustomScan: the node is not parallel aware (its scan may be)
+	nullptr,
+	nullptr,
+	nullptr,
+	nullptr,
+	explain,
+};
+
+const CustomScanMethods *
+read_scan_methods()
+{
+	return &read_plan_methods;
+}
+
+void
+read_scan_init()
+{
+	RegisterCustomScanMethods(&read_plan_methods);
+}
+
+} // namespace hotplus

@@ -1,0 +1,48 @@
+// HotheapRead: the custom scan node of the read path (D14).
+//
+// The planner (read_planner.hpp) puts a HotheapRead node above a scan of a hotheap table and
+// moves the scan's filter and output list into it; the scan below returns whole rows. Per
+// row the node takes the row from the scan's slot, deforms only the columns its expressions
+// read (selective_deform.hpp), evaluates the filter and output list, and serves every
+// qualifying reference to a column marked "detoast once" (read_references.hpp) from one
+// detoasted copy made on first use.
+//
+// Invariants:
+//  1. Rows, their order and every scan behaviour come from the unchanged scan below (seq,
+//     index, bitmap, parallel, backward, EvalPlanQual, rescans with parameters); the node
+//     only evaluates what the scan would have evaluated itself, on the same row.
+//  2. Selective deformation is used only on the scan's own slot, freshly stored
+//     (tts_nvalid == 0), and only when the node projects: then the slot is read by nothing
+//     but the node's filter and output list, whose columns are the deformed set.
+//  3. A detoasted copy lives in memory reset when the next row is fetched, at rescan and at
+//     the end: as long as the row's slot itself. It never leaves the node as a whole
+//     column value: an output column that is the copy itself (a function that returned its
+//     argument) is replaced by the stored datum, so nodes above see the same datums as heap
+//     would give them (seed 004's rule: no bigger tuples in Sort, Hash or Material).
+//  4. With hotplus.read_path off when the node starts, it only evaluates the filter and the
+//     output list as the scan would have.
+#pragma once
+
+#include "glue/pg.hpp"
+
+extern "C" {
+#include "nodes/extensible.h"
+}
+
+namespace hotplus {
+
+inline constexpr const char *kReadNodeName = "HotheapRead";
+
+// custom_private of a HotheapRead plan: the plan-time decision.
+enum ReadPrivate
+{
+	kPrivateSelective, // Integer: 1 if selective deformation pays
+	kPrivateDeformed,  // IntList: every column the node's expressions read, ascending
+	kPrivateDetoast,   // IntList: columns read through one detoasted copy per row
+	kPrivateCount
+};
+
+const CustomScanMethods *read_scan_methods();
+void read_scan_init(); // _PG_init
+
+} // namespace hotplus

@@ -1,0 +1,51 @@
+// Selective deformation of a heap tuple held by a heap-tuple slot (D14, seed 003).
+//
+// Heap's deformer fills tts_values[0..n-1] to read column n. This one fills only the wanted
+// columns, jumping to the first one by its fixed offset when the columns before it are
+// fixed-width (and not NULL in the tuple), and walking the columns in between without
+// storing them.
+//
+// Invariants:
+//  1. Afterwards tts_nvalid = last wanted column, every wanted column's value and null flag
+//     is exactly what heap's deformer would have stored, and the slot's resume state (offset
+//     after the last wanted column, the SLOW flag set) lets heap's deformer continue from
+//     there if anyone asks for more columns.
+//  2. The columns below the last wanted one that are not wanted hold no value: only code
+//     whose column needs are a subset of the wanted set may read the slot before it is
+//     cleared or stored again. In assert-enabled builds those entries are poisoned.
+//  3. Only called for a slot just stored (tts_nvalid == 0) holding a heap tuple.
+#pragma once
+
+#include "glue/pg.hpp"
+
+extern "C" {
+#include "access/tupdesc.h"
+#include "executor/tuptable.h"
+#include "nodes/pg_list.h"
+}
+
+namespace hotplus {
+
+struct DeformColumn
+{
+	int16 attlen;
+	bool attbyval;
+	bool wanted;
+	uint8 alignby;		 // alignment in bytes
+	int32 fixed_offset; // offset in every tuple with no NULL before it, or -1
+};
+
+struct SelectiveDeform
+{
+	int first_wanted;		 // 0-based
+	int last_wanted;		 // 0-based
+	DeformColumn *columns; // [0 .. last_wanted]
+};
+
+// Prepares deformation of the (1-based, ascending) columns in `wanted` of `desc`, in the
+// current memory context. False when `wanted` names a column `desc` does not have.
+bool selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted);
+
+void selective_deform(const SelectiveDeform *deform, TupleTableSlot *slot);
+
+} // namespace hotplus
