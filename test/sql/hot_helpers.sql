@@ -90,7 +90,7 @@ BEGIN
     all_same := all_same AND cur = seq_rows;
     nodes := NULL;
     FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-      IF line ~ 'Scan' AND line !~ 'Bitmap Heap Scan' THEN
+      IF line ~ 'Scan' AND line !~ 'Bitmap Heap Scan' AND line !~ 'HotheapRead' THEN
         nodes := concat_ws(', ', nodes, regexp_replace(line, '^\s*(->\s*)?', ''));
       END IF;
     END LOOP;
