@@ -211,3 +211,14 @@ compat_instr_time_ns(const instr_time &t)
 #define COMPAT_EXECUTOR_RUN_PARAMS QueryDesc *query, ScanDirection direction, uint64 count, bool execute_once
 #define COMPAT_EXECUTOR_RUN_ARGS query, direction, count, execute_once
 #endif
+
+// --- EXPLAIN properties ------------------------------------------------------------------
+// PG18 split commands/explain.h: ExplainPropertyText and friends moved to
+// commands/explain_format.h (ExplainState to commands/explain_state.h).
+extern "C" {
+#include "commands/explain.h"
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#endif
+}
