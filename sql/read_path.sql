@@ -1,0 +1,247 @@
+-- The read path (src/README.md D14): a HotheapRead node above scans of hotheap tables deforms
+-- only the columns a query reads and detoasts a value read by several expressions once per
+-- row. Every query below runs with hotplus.read_path on and off (fresh plans each time) and
+-- must give the same rows; read_check() also reports whether the plan used the node, so a
+-- test that stopped exercising the read path shows up as a changed expected output.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS hotplus;
+RESET client_min_messages;
+CREATE SCHEMA read_path;
+SET search_path = read_path, public;
+SET default_toast_compression = pglz;
+SET max_parallel_workers_per_gather = 0;
+
+-- read_check(q): 'HotheapRead' if the plan with the read path on has the node, else
+-- 'plain'; and whether the rows (as text, in the query's order) are the same with it off.
+CREATE FUNCTION read_check(q text, OUT plan text, OUT same boolean)
+LANGUAGE plpgsql AS $f$
+DECLARE
+  wrapped text := format('SELECT coalesce(string_agg(r::text, %L), %L) FROM (%s) r', E'\n', '-', q);
+  line text;
+  rows_on text;
+  rows_off text;
+BEGIN
+  plan := 'plain';
+  PERFORM set_config('hotplus.read_path', 'on', true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF line ~ 'HotheapRead' THEN
+      plan := 'HotheapRead';
+    END IF;
+  END LOOP;
+  EXECUTE wrapped INTO rows_on;
+  PERFORM set_config('hotplus.read_path', 'off', true);
+  EXECUTE wrapped INTO rows_off;
+  PERFORM set_config('hotplus.read_path', 'on', true);
+  same := rows_on IS NOT DISTINCT FROM rows_off;
+END
+$f$;
+
+-- Seed 003's shape: many fixed-width columns, NULLs in some rows, a varlena in the middle.
+CREATE TABLE wide (
+  c1 int NOT NULL, c2 int, c3 bigint, c4 smallint, c5 int, c6 text, c7 int, c8 float8,
+  c9 int, c10 int, c11 numeric, c12 int, c13 bool, c14 int, c15 date, c16 int
+) USING hotheap WITH (autovacuum_enabled = off);
+INSERT INTO wide
+SELECT g, nullif(g % 5, 0), g * 1000000000::bigint, (g % 300)::smallint, g % 7,
+       CASE WHEN g % 11 = 0 THEN NULL ELSE repeat('x', g % 40) END, g % 13, g / 3.0,
+       nullif(g % 3, 1), g % 17, (g / 7.0)::numeric(10, 3), g % 19, g % 2 = 0, g % 23,
+       date '2024-01-01' + g, g
+FROM generate_series(1, 3000) g;
+CREATE INDEX wide_c1 ON wide (c1);
+CREATE INDEX wide_c14 ON wide (c14);
+ANALYZE wide;
+
+EXPLAIN (VERBOSE, COSTS OFF) SELECT c16 FROM wide WHERE c14 = 3;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16 FROM wide;
+-- fixed offsets, NULLs before the wanted column, a varlena before it
+SELECT * FROM read_check('SELECT c16, c12 FROM wide WHERE c14 = 3 ORDER BY c16');
+SELECT * FROM read_check('SELECT c10 FROM wide WHERE c9 IS NULL ORDER BY c10, c16');
+SELECT * FROM read_check('SELECT c15, c16 FROM wide WHERE c13 AND c16 % 100 = 0');
+SELECT * FROM read_check('SELECT c11 FROM wide WHERE c16 BETWEEN 10 AND 40 OR c14 IN (1, 2)');
+-- quals and outputs of any shape, system columns, a whole-row reference
+SELECT * FROM read_check('SELECT c16 + c14, CASE WHEN c12 > 5 THEN c11 END FROM wide WHERE c14 = 4 AND (c12 > 3 OR c16 IS NULL)');
+SELECT * FROM read_check('SELECT ctid, c16, tableoid::regclass FROM wide WHERE c14 = 5 ORDER BY ctid');
+SELECT * FROM read_check('SELECT wide::text FROM wide WHERE c14 = 6 ORDER BY c16');
+-- index and bitmap heap scans under the node
+SET enable_seqscan = off;
+SELECT * FROM read_check('SELECT c16, c12 FROM wide WHERE c14 = 7 ORDER BY c16');
+SET enable_indexscan = off;
+SELECT * FROM read_check('SELECT c16, c12 FROM wide WHERE c14 = 7 ORDER BY c16');
+RESET enable_seqscan;
+RESET enable_indexscan;
+-- parameterized index scans rescanned by a nested loop, LATERAL
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT * FROM read_check('SELECT a.c16, b.c16 FROM wide a JOIN wide b ON b.c1 = a.c14 WHERE a.c16 < 60 ORDER BY 1, 2');
+SELECT * FROM read_check('SELECT a.c16, l.c12 FROM wide a, LATERAL (SELECT c12 FROM wide b WHERE b.c14 = a.c14 AND b.c16 < a.c16 ORDER BY c16 DESC LIMIT 1) l WHERE a.c16 < 40 ORDER BY 1');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+-- merge join over an index scan that must mark and restore
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET enable_sort = off;
+SET enable_seqscan = off;
+SET enable_material = off;
+-- (the inner side computes an expression of an outer join: a scan with its own output list)
+EXPLAIN (COSTS OFF) SELECT a.c16, b.x FROM wide a LEFT JOIN (SELECT c14, coalesce(c16, 0) + c12 AS x FROM wide WHERE c16 < 200) b ON b.c14 = a.c14 WHERE a.c16 < 30;
+SELECT * FROM read_check('SELECT a.c16, b.x FROM wide a LEFT JOIN (SELECT c14, coalesce(c16, 0) + c12 AS x FROM wide WHERE c16 < 200) b ON b.c14 = a.c14 WHERE a.c16 < 30 ORDER BY 1, 2');
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET enable_sort;
+RESET enable_seqscan;
+RESET enable_material;
+-- correlated subplans reading columns of the scanned row
+SELECT * FROM read_check('SELECT c16, (SELECT count(*) FROM wide b WHERE b.c14 = a.c7) FROM wide a WHERE c16 < 30 ORDER BY 1');
+SELECT * FROM read_check('SELECT c16 FROM wide a WHERE EXISTS (SELECT 1 FROM wide b WHERE b.c1 = a.c12 + 1 AND b.c13) AND c16 < 100 ORDER BY 1');
+
+-- Columns dropped and added later with a default (not stored in the older rows).
+CREATE TABLE evolved (LIKE wide) USING hotheap;
+INSERT INTO evolved SELECT * FROM wide WHERE c16 <= 500;
+ALTER TABLE evolved DROP COLUMN c3;
+ALTER TABLE evolved ADD COLUMN c17 int NOT NULL DEFAULT 42, ADD COLUMN c18 text DEFAULT 'missing';
+INSERT INTO evolved SELECT c1, c2, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c16 % 3, NULL
+FROM wide WHERE c16 > 500 AND c16 <= 1000;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT c17, c18 FROM evolved WHERE c14 = 3;
+SELECT * FROM read_check('SELECT c16, c17, c18 FROM evolved WHERE c14 = 3 ORDER BY c16');
+SELECT * FROM read_check('SELECT count(*), sum(c17), count(c18) FROM evolved WHERE c12 = 1');
+
+-- Seed 004's shape: a big jsonb read several times, stored compressed or out of line.
+CREATE TABLE docs (id int PRIMARY KEY, big jsonb, note text, small jsonb) USING hotheap;
+INSERT INTO docs
+SELECT g, (SELECT jsonb_object_agg(k::text, md5((g * k)::text) || CASE WHEN g % 2 = 0 THEN md5(k::text) ELSE '' END)
+           FROM generate_series(1, CASE WHEN g % 5 = 0 THEN 3 ELSE 700 END) k),
+       CASE WHEN g % 4 = 0 THEN NULL ELSE repeat(md5(g::text), g % 300) END,
+       jsonb_build_object('a', g, 'b', g % 3)
+FROM generate_series(1, 60) g;
+UPDATE docs SET big = NULL WHERE id % 7 = 0;
+ALTER TABLE docs ALTER COLUMN note SET STORAGE EXTERNAL;
+INSERT INTO docs SELECT 100 + id, big, note || 'x', small FROM docs WHERE id <= 20;
+ANALYZE docs;
+SELECT count(*) FILTER (WHERE pg_column_size(big) < octet_length(big::text)) AS compressed_or_external
+FROM docs;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT big->'1', big->'2', big->>'3' FROM docs;
+-- one reference: nothing to share, no node
+EXPLAIN (VERBOSE, COSTS OFF) SELECT big->'1' FROM docs;
+SELECT * FROM read_check('SELECT id, big->''1'', big->''2'', big->>''3'', big->''700'' FROM docs ORDER BY id');
+SELECT * FROM read_check('SELECT id FROM docs WHERE big->>''5'' > big->>''6'' AND big ? ''7'' ORDER BY id');
+SELECT * FROM read_check('SELECT id, note || ''!'', length(note), substr(note, 5, 10), note FROM docs WHERE note LIKE ''%a%'' ORDER BY id');
+-- pg_column_size reports how the value is stored: never the shared detoasted copy's size
+SELECT * FROM read_check('SELECT id, pg_column_size(big), big->''1'', big->''2'', pg_column_size(note), note > '''', note < ''z'' FROM docs ORDER BY id');
+-- a function that returns its argument: the output carries the stored datum, as on heap
+SELECT * FROM read_check('SELECT id, pg_column_size(x), y, z FROM (SELECT id, COALESCE(big, ''{}''), big->''1'', big->''2'' FROM docs OFFSET 0) s(id, x, y, z) ORDER BY id');
+SELECT * FROM read_check('SELECT id, pg_column_size(x), y FROM (SELECT id, NULLIF(note, ''''), note > ''a'' FROM docs OFFSET 0) s(id, x, y) ORDER BY id');
+-- seed 004's warning: the bare column goes up as stored, the sort sees heap's datums
+EXPLAIN (VERBOSE, COSTS OFF) SELECT big, big->'1' FROM docs ORDER BY big->'2';
+SELECT * FROM read_check('SELECT md5(big::text), pg_column_size(big), big->''1'' FROM (SELECT big FROM docs ORDER BY big->''2'', id) s');
+-- whole rows and aggregates over shared columns
+SELECT * FROM read_check('SELECT d::text FROM docs d WHERE big->>''1'' < big->>''2'' ORDER BY id');
+SELECT * FROM read_check('SELECT big->>''2'', count(*), max(big->>''3'') FROM docs GROUP BY 1 ORDER BY 1');
+SELECT * FROM read_check('SELECT jsonb_agg(big->''1'' ORDER BY id), string_agg(big->>''2'', '','' ORDER BY id) FROM docs');
+
+-- Prepared statements, custom and generic plans.
+PREPARE fetch5(int) AS SELECT big->'1', big->'2', big->'3', big->'5', big->'10' FROM docs WHERE id = $1;
+EXECUTE fetch5(3); EXECUTE fetch5(4); EXECUTE fetch5(5); EXECUTE fetch5(6); EXECUTE fetch5(8);
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE fetch5(9);
+EXECUTE fetch5(9);
+-- planned with the read path, run without it: the node only evaluates, same rows
+SET hotplus.read_path = off;
+EXPLAIN (VERBOSE, COSTS OFF) EXECUTE fetch5(9);
+EXECUTE fetch5(9);
+RESET hotplus.read_path;
+RESET plan_cache_mode;
+DEALLOCATE fetch5;
+-- new plans with the read path off have no node
+SET hotplus.read_path = off;
+EXPLAIN (COSTS OFF) SELECT big->'1', big->'2' FROM docs;
+RESET hotplus.read_path;
+
+-- Scrollable cursors moving backwards; WHERE CURRENT OF through the node.
+SET enable_bitmapscan = off;
+SET enable_indexscan = off;
+EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT c16, c12 FROM wide WHERE c14 = 8;
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT c16, c12 FROM wide WHERE c14 = 8;
+FETCH 3 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH ABSOLUTE 5 FROM c;
+FETCH PRIOR FROM c;
+MOVE LAST IN c;
+FETCH BACKWARD 1 FROM c;
+COMMIT;
+RESET enable_bitmapscan;
+RESET enable_indexscan;
+EXPLAIN (COSTS OFF) DECLARE u CURSOR FOR SELECT c16, c12 FROM wide WHERE c14 = 9;
+BEGIN;
+DECLARE u CURSOR FOR SELECT c16, c12 FROM wide WHERE c14 = 9;
+FETCH 2 FROM u;
+UPDATE wide SET c12 = -1 WHERE CURRENT OF u RETURNING c16, c12;
+COMMIT;
+SELECT c16, c12 FROM wide WHERE c12 = -1;
+
+-- Row locks and DML through the node (the same scan decides which rows change).
+SELECT * FROM read_check('SELECT c16 FROM wide WHERE c14 = 10 AND c16 < 500 ORDER BY c16 FOR UPDATE');
+BEGIN;
+UPDATE wide SET c10 = c10 + 100 WHERE c14 = 11 AND c16 < 300 RETURNING c16, c10;
+DELETE FROM docs WHERE big->>'1' < big->>'2' AND id > 100 RETURNING id;
+ROLLBACK;
+
+-- Partitions and inheritance: the node sits above each hotheap child's scan.
+CREATE TABLE parted (k int, c2 int, c3 int, c4 int, c5 int, c6 int, c7 int, c8 int, c9 int, c10 int)
+  PARTITION BY RANGE (k);
+CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (100) USING hotheap;
+CREATE TABLE parted_2 PARTITION OF parted FOR VALUES FROM (100) TO (200) USING heap;
+INSERT INTO parted SELECT g % 200, g, g, g, g, g, g, g, g % 5, g FROM generate_series(1, 2000) g;
+CREATE TABLE inh_parent (LIKE parted) USING hotheap;
+CREATE TABLE inh_child () INHERITS (inh_parent) USING hotheap;
+INSERT INTO inh_child SELECT * FROM parted;
+EXPLAIN (COSTS OFF) SELECT c10 FROM parted WHERE c9 = 1;
+SELECT * FROM read_check('SELECT k, c10 FROM parted WHERE c9 = 1 ORDER BY c10');
+SELECT * FROM read_check('SELECT c10 FROM inh_parent WHERE c9 = 2 ORDER BY c10');
+
+-- Row-level security: the policy's expression is part of the filter the node evaluates.
+CREATE ROLE read_path_reader;
+GRANT USAGE ON SCHEMA read_path TO read_path_reader;
+GRANT SELECT ON wide TO read_path_reader;
+ALTER TABLE wide ENABLE ROW LEVEL SECURITY;
+CREATE POLICY only_small ON wide FOR SELECT USING (c14 < 3);
+SET ROLE read_path_reader;
+EXPLAIN (COSTS OFF) SELECT c16 FROM wide WHERE c12 = 2;
+SELECT * FROM read_check('SELECT c16 FROM wide WHERE c12 = 2 ORDER BY c16');
+RESET ROLE;
+ALTER TABLE wide DISABLE ROW LEVEL SECURITY;
+
+-- Parallel sequential scans: the node runs in each worker above its part of the scan.
+ALTER TABLE wide SET (parallel_workers = 2);
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT c16 FROM wide WHERE c14 = 12;
+SELECT * FROM read_check('SELECT c16 FROM wide WHERE c14 = 12 ORDER BY c16');
+SELECT * FROM read_check('SELECT count(*), sum(c16) FROM wide WHERE c12 = 3');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+-- JIT-compiled filters and outputs (where the server has JIT).
+SET jit = on;
+SET jit_above_cost = 0;
+SET jit_inline_above_cost = 0;
+SET jit_optimize_above_cost = 0;
+SELECT * FROM read_check('SELECT c16, c11 FROM wide WHERE c14 = 13 AND c9 IS NOT NULL ORDER BY c16');
+SELECT * FROM read_check('SELECT id, big->''1'', big->>''2'' FROM docs WHERE big->>''3'' IS NOT NULL ORDER BY id');
+RESET jit;
+RESET jit_above_cost;
+RESET jit_inline_above_cost;
+RESET jit_optimize_above_cost;
+
+-- The update path's TOAST reuse: values stored again by a write-back read back the same.
+UPDATE docs SET big = big::text::jsonb, note = note || '' WHERE id <= 10;
+SELECT * FROM read_check('SELECT id, big->''1'', big->''2'', note > '''', length(note) FROM docs WHERE id <= 10 ORDER BY id');
+
+RESET ROLE;
+DROP SCHEMA read_path CASCADE;
+REVOKE ALL ON SCHEMA public FROM read_path_reader;
+DROP ROLE read_path_reader;
