@@ -29,12 +29,18 @@ REPO = os.path.dirname(HERE)
 # controls) in --full; the default and --quick modes scale them down.
 MODES = {
     'quick': dict(rounds=3, w1_rounds=3, w1_rows=5000, w1_hash_rows=2500, w1_control_rows=25000,
-                  docs_rows=5000, duration=3, tpcb_scale=2, t0_rows=100000),
+                  docs_rows=5000, duration=3, tpcb_scale=2, t0_rows=100000,
+                  r_rounds=3, r_reps=3, r1_rows=1001, r2_rows=200000, r4_numeric_rows=100000),
     'default': dict(rounds=5, w1_rounds=7, w1_rows=20000, w1_hash_rows=10000, w1_control_rows=100000,
-                    docs_rows=20000, duration=7, tpcb_scale=10, t0_rows=1000000),
+                    docs_rows=20000, duration=7, tpcb_scale=10, t0_rows=1000000,
+                    r_rounds=5, r_reps=5, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000),
     'full': dict(rounds=5, w1_rounds=7, w1_rows=100000, w1_hash_rows=50000, w1_control_rows=500000,
-                 docs_rows=100000, duration=30, tpcb_scale=50, t0_rows=10000000),
+                 docs_rows=100000, duration=30, tpcb_scale=50, t0_rows=10000000,
+                 r_rounds=7, r_reps=7, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000),
 }
+
+DEFAULT_WORKLOADS = 'w1,w2,w3,w4,w5'
+READ_WORKLOADS = 'r1,r2,r2t,r3,r4,r5'  # opt-in: --workloads r1,r2,r2t,r3,r4,r5
 
 CLIENTS = 2  # pgbench -c 2 -j 2 on this 2-core machine
 
@@ -178,7 +184,7 @@ class Bench:
         self.args = args
         self.p = dict(MODES[args.mode])
         if args.rounds is not None:
-            self.p['rounds'] = self.p['w1_rounds'] = args.rounds
+            self.p['rounds'] = self.p['w1_rounds'] = self.p['r_rounds'] = args.rounds
         if args.duration is not None:
             self.p['duration'] = args.duration
         self.out = args.out
@@ -205,7 +211,8 @@ class Bench:
         m = self.meta
         m['mode'] = self.args.mode
         m['params'] = self.p
-        m['command'] = os.environ.get('BENCH_COMMAND', 'bash bench/run.sh')
+        m['command'] = os.environ.get('BENCH_COMMAND') or ' '.join(
+            ['bench/bench.py'] + sys.argv[1:])
         m['date'] = datetime.datetime.now().astimezone().isoformat(timespec='seconds')
         git = lambda *a: subprocess.run(['git', '-C', REPO, *a], capture_output=True,
                                         text=True).stdout.strip()
@@ -219,6 +226,7 @@ class Bench:
                                          'hotplus.control').splitlines() if l.strip()]
         m['library'] = lib_path()
         m['library_private'] = bool(os.environ.get('BENCH_LIB'))
+        m['library_source'] = os.environ.get('BENCH_LIB_SOURCE', 'run.sh build')
         m['server_version'] = db.v('SELECT version()')
         m['settings'] = {name: setting for name, setting in db.q(
             "SELECT name, setting || coalesce(' ' || unit, '') FROM pg_settings WHERE name IN "
@@ -486,7 +494,10 @@ class Bench:
         db.close()
 
     # -- workload 4: TPC-B-like --------------------------------------------------------
-    def workload4(self):
+    def tpcb_setup(self):
+        """pgbench -i into tpcb_heap and tpcb_hotheap (once per invocation: w4 and r4 share it)."""
+        if 'tpcb_checks' in self.meta:
+            return
         scale = self.p['tpcb_scale']
         checks = {}
         for am in ('heap', 'hotheap'):
@@ -507,6 +518,10 @@ class Bench:
                 "WHERE c.relname = ANY(%s) ORDER BY 1", (TPCB_TABLES,))]
             db.close()
         self.meta['tpcb_checks'] = checks
+
+    def workload4(self):
+        self.tpcb_setup()
+        scale = self.p['tpcb_scale']
         dbs = {am: DB(f'tpcb_{am}') for am in ('heap', 'hotheap')}
         for r in range(self.p['rounds']):
             for pos, am in enumerate(order_for(r, ['heap', 'hotheap'])):
@@ -545,6 +560,316 @@ class Bench:
                     f'hot {res["hot_upd"]}/{res["upd"]}')
         db.close()
 
+    # -- read workloads r1..r5: the read path (HotheapRead) ----------------------------
+    # Single statements (r1, r2, r2t, r4a, r4b) are timed from the client around
+    # cursor.execute(), which returns once libpq holds the whole result (psycopg2 converts
+    # the rows to Python objects only at fetch, which is not timed), r_reps times per variant
+    # and round; the round's value is the median of those, the backend's CPU time per
+    # statement (/proc/PID/schedstat) the cross-check. Not EXPLAIN ANALYZE's "Execution
+    # Time": its per-node instrumentation costs per row returned by a node, and hotheap's plan
+    # has one node more per scan (HotheapRead above the scan, whose filter moves into it), a
+    # bias against hotheap of a few percent where the "nothing to gain" targets allow 2%.
+    # EXPLAIN ANALYZE is run once per variant in the setup, for the plan and the JIT facts.
+
+    R_SESSION = ['SET max_parallel_workers_per_gather = 0']  # 2 cores: no parallel noise
+
+    def r_settings(self, db, jit='off', read_path='on', extra=()):
+        for s in self.R_SESSION:
+            db.x(s)
+        if jit == 'on':
+            db.x('SET jit = on')
+            db.x('SET jit_above_cost = 0')
+        else:
+            db.x('SET jit = off')
+        db.x(f'SET hotplus.read_path = {read_path}')
+        for s in extra:
+            db.x(s)
+
+    def r_table_check(self, db, t, col=None):
+        c = dict(am=db.v('SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam '
+                         'WHERE c.oid = %s::regclass', (t,)),
+                 rows=db.v(f'SELECT count(*) FROM {t}'),
+                 table_bytes=db.v('SELECT pg_relation_size(%s::regclass)', (t,)),
+                 toast_bytes=db.v("SELECT coalesce(pg_relation_size(nullif(reltoastrelid, 0)), 0) "
+                                  "FROM pg_class WHERE oid = %s::regclass", (t,)))
+        if col:
+            c['values'] = [list(r) for r in db.q(
+                f"SELECT coalesce(pg_column_compression({col}), 'none'), count(*), "
+                f"round(avg(pg_column_size({col}))), round(avg(octet_length({col}::text))) "
+                f"FROM {t} GROUP BY 1")]
+        return c
+
+    def r_setup_b(self, db):
+        """R1 / R3 / R5: seed 004's table, 1001 rows of one ~26 kB toasted jsonb, plus an id."""
+        if 'r_b' in self.meta:
+            return
+        n = self.p['r1_rows']
+        log(f'r: building rb_heap / rb_hotheap ({n} rows of a 600-key jsonb)')
+        for am in ('heap', 'hotheap'):
+            t = f'rb_{am}'
+            db.x(f'DROP TABLE IF EXISTS {t}')
+            db.x(f'CREATE TABLE {t} (id int PRIMARY KEY, big jsonb) USING {am} '
+                 'WITH (autovacuum_enabled = false)')
+        db.x("INSERT INTO rb_heap SELECT 1, jsonb_object_agg(x::text, random()::text || "
+             "random()::text || random()::text) FROM generate_series(1, 600) f(x)")
+        db.x('INSERT INTO rb_heap SELECT i, (SELECT big FROM rb_heap WHERE id = 1) '
+             'FROM generate_series(2, %s) i', (n,))
+        db.x('INSERT INTO rb_hotheap SELECT * FROM rb_heap ORDER BY id')
+        checks = {}
+        for am in ('heap', 'hotheap'):
+            db.x(f'VACUUM ANALYZE rb_{am}')
+            checks[f'rb_{am}'] = self.r_table_check(db, f'rb_{am}', 'big')
+        self.meta['r_b'] = checks
+        log(f'r: {checks}')
+
+    def r_setup_t(self, db):
+        """R2 / R4a: seed 003's table, 41 int NOT NULL columns; R2t: a text column first."""
+        if 'r_t' in self.meta:
+            return
+        n = self.p['r2_rows']
+        checks = {}
+        # col_k = 1 + (g + 7k) % 1000: never 0, so `colK = 0` qualifies no row
+        shapes = {
+            'r2': ['col%d int NOT NULL' % k for k in range(1, 42)],
+            'r2t': ['txt text NOT NULL'] + ['col%d int NOT NULL' % k for k in range(1, 41)],
+        }
+        values = {
+            'r2': ', '.join(f'1 + (g + {7 * k}) % 1000' for k in range(1, 42)),
+            'r2t': "'row ' || g, " + ', '.join(f'1 + (g + {7 * k}) % 1000' for k in range(1, 41)),
+        }
+        for shape, cols in shapes.items():
+            log(f'r: building {shape}_heap / {shape}_hotheap ({n} rows)')
+            for am in ('heap', 'hotheap'):
+                t = f'{shape}_{am}'
+                db.x(f'DROP TABLE IF EXISTS {t}')
+                db.x(f'CREATE TABLE {t} ({", ".join(cols)}) USING {am} '
+                     'WITH (autovacuum_enabled = false)')
+            db.x(f'INSERT INTO {shape}_heap SELECT {values[shape]} FROM generate_series(1, {int(n)}) g')
+            db.x(f'INSERT INTO {shape}_hotheap SELECT * FROM {shape}_heap')
+            for am in ('heap', 'hotheap'):
+                db.x(f'VACUUM ANALYZE {shape}_{am}')
+                checks[f'{shape}_{am}'] = self.r_table_check(db, f'{shape}_{am}')
+        self.meta['r_t'] = checks
+        log(f'r: {checks}')
+
+    def r_setup_n(self, db):
+        """R4b: seed 004's numeric table."""
+        if 'r_n' in self.meta:
+            return
+        n = self.p['r4_numeric_rows']
+        for am in ('heap', 'hotheap'):
+            t = f'rn_{am}'
+            db.x(f'DROP TABLE IF EXISTS {t}')
+            db.x(f'CREATE TABLE {t} (a numeric) USING {am} WITH (autovacuum_enabled = false)')
+        db.x('INSERT INTO rn_heap SELECT g FROM generate_series(1, %s) g', (n,))
+        db.x('INSERT INTO rn_hotheap SELECT * FROM rn_heap')
+        checks = {}
+        for am in ('heap', 'hotheap'):
+            db.x(f'VACUUM ANALYZE rn_{am}')
+            checks[f'rn_{am}'] = self.r_table_check(db, f'rn_{am}')
+        self.meta['r_n'] = checks
+
+    @staticmethod
+    def plan_shape(node):
+        """'Custom Scan (HotheapRead) > Seq Scan' for an EXPLAIN (FORMAT JSON) plan."""
+        name = node['Node Type']
+        if node.get('Custom Plan Provider'):
+            name += f" ({node['Custom Plan Provider']})"
+        kids = [Bench.plan_shape(k) for k in node.get('Plans', [])]
+        return name + (' > ' + ', '.join(kids) if kids else '')
+
+    def r_groups(self, which):
+        """The single-statement comparisons of a read workload: (case, sql, [(variant, table,
+        read_path)], jit, require_read_node, alt_sql for the checksum)."""
+        five = "SELECT big->'1', big->'2', big->'3', big->'5', big->'10' FROM {t}"
+        one = "SELECT big->'1' FROM {t}"
+        three = [('heap', 'heap', 'on'), ('hotheap', 'hotheap', 'on'), ('off', 'hotheap', 'off')]
+        two = [('heap', 'heap', 'on'), ('hotheap', 'hotheap', 'on')]
+        g = []
+        if which == 'r1':
+            for jit in ('off', 'on'):
+                g.append((f'five fields, jit {jit}', five, 'rb', three, jit, True, None))
+                # the planner may leave a single-field read alone (nothing to share): no check
+                g.append((f'one field, jit {jit}', one, 'rb', two, jit, False, None))
+        elif which == 'r2':
+            for jit in ('off', 'on'):
+                g.append((f'col41, jit {jit}', 'SELECT col41 FROM {t} WHERE col41 = 0', 'r2', three,
+                          jit, True, 'SELECT col41 FROM {t} WHERE col41 = 1'))
+                g.append((f'col1, jit {jit}', 'SELECT col1 FROM {t} WHERE col1 = 0', 'r2', two,
+                          jit, False, 'SELECT col1 FROM {t} WHERE col1 = 1'))
+        elif which == 'r2t':
+            for jit in ('off', 'on'):
+                g.append((f'col40 after text, jit {jit}', 'SELECT col40 FROM {t} WHERE col40 = 0',
+                          'r2t', two, jit, False, 'SELECT col40 FROM {t} WHERE col40 = 1'))
+        elif which == 'r4':
+            cols = ', '.join(f'col{k}' for k in range(1, 42))
+            g.append(('a: all 41 columns, jit off', f'SELECT {cols} FROM {{t}} WHERE col41 = 0', 'r2',
+                      two, 'off', False, f'SELECT {cols} FROM {{t}} WHERE col41 = 1'))
+            g.append(('b: numeric SELECT *, jit off', 'SELECT * FROM {t} WHERE a > 0', 'rn', two,
+                      'off', False, None))
+        return g
+
+    def r_check(self, db, which, groups):
+        """Plans (HotheapRead where it must be, nowhere else) and equal results, else abort."""
+        checks = {}
+        for case, sql, base, variants, jit, require, alt in groups:
+            sums = {}
+            for variant, am, read_path in variants:
+                q = sql.format(t=f'{base}_{am}')
+                self.r_settings(db, jit, read_path)
+                plan = db.v(f'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) {q}')[0]
+                shape = self.plan_shape(plan['Plan'])
+                has = 'HotheapRead' in shape
+                should = am == 'hotheap' and read_path == 'on'
+                if has and not should:
+                    raise SystemExit(f'{which} {case} {variant}: unexpected HotheapRead in {shape}')
+                if require and should and not has:
+                    raise SystemExit(f'{which} {case} {variant}: no HotheapRead in the plan: {shape}')
+                sums[variant] = []
+                for s in (q, alt.format(t=f'{base}_{am}') if alt else None):
+                    if s:
+                        rows = sorted(repr(r) for r in db.q(s))
+                        sums[variant].append((len(rows), hashlib.md5('\n'.join(rows).encode()).hexdigest()))
+                checks[f'{case} | {variant}'] = dict(
+                    sql=q, plan=shape, read_node=has,
+                    jit_functions=plan.get('JIT', {}).get('Functions', 0),
+                    execution_ms=plan.get('Execution Time'), rows=sums[variant])
+            first = next(iter(sums.values()))
+            for variant, s in sums.items():
+                if s != first:
+                    raise SystemExit(f'{which} {case}: results differ between variants: {sums}')
+            log(f'{which} check {case}: results equal ({first}); plans ' +
+                '; '.join(f"{v}: {checks[f'{case} | {v}']['plan']}" for v, _, _ in variants))
+        self.r_settings(db)
+        self.meta.setdefault('r_checks', {})[which] = checks
+
+    def time_statement(self, db, sql, reps):
+        ms, cpu, n = [], [], 0
+        for _ in range(reps):
+            c0 = cpu_ns(db.pid)
+            t0 = time.perf_counter()
+            db.cur.execute(sql)
+            t1 = time.perf_counter()
+            c1 = cpu_ns(db.pid)
+            n = db.cur.rowcount
+            ms.append((t1 - t0) * 1000)
+            cpu.append((c1 - c0) / 1e6)
+        return statistics.median(ms), statistics.median(cpu), n
+
+    def read_statements(self, which):
+        db = DB('bench')
+        if which in ('r1',):
+            self.r_setup_b(db)
+        if which in ('r2', 'r2t', 'r4'):
+            self.r_setup_t(db)
+        if which == 'r4':
+            self.r_setup_n(db)
+        groups = self.r_groups(which)
+        self.r_check(db, which, groups)
+        reps = self.p['r_reps']
+        db.x('CHECKPOINT')
+        for r in range(self.p['r_rounds']):
+            for case, sql, base, variants, jit, _, _ in groups:
+                for pos, (variant, am, read_path) in enumerate(order_for(r, variants)):
+                    t = f'{base}_{am}'
+                    self.r_settings(db, jit, read_path)
+                    q = sql.format(t=t)
+                    db.cur.execute(q)  # untimed: the first execution after switching settings
+                    load = loadavg()
+                    started = datetime.datetime.now().isoformat(timespec='seconds')
+                    ms, cpu, n = self.time_statement(db, q, reps)
+                    self.record(workload=which, case=case, variant=variant, am=am, round=r + 1,
+                                position=pos + 1, metric='ms', value=f'{ms:.3f}',
+                                cpu_ms=f'{cpu:.3f}', ops=n, loadavg1=load, started_at=started)
+                    log(f'{which} round {r + 1} {case:28s} {variant:8s} {ms:9.2f} ms (cpu {cpu:8.2f}) '
+                        f'rows {n}')
+        self.r_settings(db)
+        db.close()
+
+    def workload_r3(self):
+        """pgbench -M prepared, 2 clients: one R1 row by primary key, five fields."""
+        db = DB('bench')
+        self.r_setup_b(db)
+        n = self.p['r1_rows']
+        variants = [('heap', 'heap', None), ('hotheap', 'hotheap', None),
+                    ('off', 'hotheap', '-c hotplus.read_path=off')]
+        body = ("\\set id random(1, :rows)\n"
+                "SELECT big->'1', big->'2', big->'3', big->'5', big->'10' FROM {t} WHERE id = :id;\n")
+        checks = {}
+        for variant, am, options in variants:
+            self.r_settings(db, 'off', 'off' if options else 'on')
+            db.x(f"PREPARE r3p (int) AS SELECT big->'1', big->'2', big->'3', big->'5', big->'10' "
+                 f"FROM rb_{am} WHERE id = $1")
+            plan = db.v('EXPLAIN (FORMAT JSON) EXECUTE r3p(7)')[0]
+            db.x('DEALLOCATE r3p')
+            checks[variant] = self.plan_shape(plan['Plan'])
+        self.r_settings(db)
+        self.meta.setdefault('r_checks', {})['r3'] = checks
+        log(f'r3 plans: {checks}')
+        for r in range(self.p['rounds']):
+            for pos, (variant, am, options) in enumerate(order_for(r, variants)):
+                t = f'rb_{am}'
+                res = self.timed_pgbench(db, 'bench', [t], 0, script=body.format(t=t),
+                                         defines={'rows': n}, options=options)
+                self.record(workload='r3', case='pk fetch, 5 fields', variant=variant, am=am,
+                            round=r + 1, position=pos + 1, metric='tps', **res)
+                log(f'r3 round {r + 1} {variant:8s} {float(res["value"]):9.0f} TPS')
+        db.close()
+
+    def workload_r4c(self):
+        """pgbench -S (built-in select-only) on TPC-B tables made with each access method."""
+        self.tpcb_setup()
+        scale = self.p['tpcb_scale']
+        dbs = {am: DB(f'tpcb_{am}') for am in ('heap', 'hotheap')}
+        for r in range(self.p['rounds']):
+            for pos, am in enumerate(order_for(r, ['heap', 'hotheap'])):
+                res = self.timed_pgbench(dbs[am], f'tpcb_{am}', TPCB_TABLES[:3], 0,
+                                         builtin='select-only')
+                self.record(workload='r4', case=f'c: pgbench -S, scale {scale}', variant=am, am=am,
+                            round=r + 1, position=pos + 1, metric='tps', **res)
+                log(f'r4c round {r + 1} {am:8s} {float(res["value"]):9.0f} TPS')
+        for db in dbs.values():
+            db.close()
+
+    def workload_r5(self):
+        """Sort memory and temp files of `SELECT big, big->'1' FROM b ORDER BY big->'2'`."""
+        db = DB('bench')
+        self.r_setup_b(db)
+        found = {}
+        for r in range(self.p['r_rounds']):
+            for wm in ('4MB', '256MB'):
+                for pos, am in enumerate(order_for(r, ['heap', 'hotheap'])):
+                    self.r_settings(db, 'off', 'on', [f'SET work_mem = {repr(wm)}'])
+                    q = f"SELECT big, big->'1' FROM rb_{am} ORDER BY big->'2'"
+                    plan = db.v(f'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {q}')[0]
+                    top = plan['Plan']
+                    sort = top if top['Node Type'] == 'Sort' else None
+                    stack = [top]
+                    while sort is None and stack:
+                        node = stack.pop()
+                        if node['Node Type'] == 'Sort':
+                            sort = node
+                        stack += node.get('Plans', [])
+                    if sort is None:
+                        raise SystemExit(f'r5: no Sort node in {self.plan_shape(top)}')
+                    case = f'work_mem {wm}'
+                    found[f'{case} | {am}'] = dict(plan=self.plan_shape(top),
+                                                   sort_method=sort.get('Sort Method'),
+                                                   space_type=sort.get('Sort Space Type'))
+                    vals = {'sort_space_kb': sort.get('Sort Space Used', 0),
+                            'sort_on_disk': 1 if sort.get('Sort Space Type') == 'Disk' else 0,
+                            'temp_written_blocks': top.get('Temp Written Blocks', 0),
+                            'exec_ms': plan.get('Execution Time')}
+                    for metric, v in vals.items():
+                        self.record(workload='r5', case=case, variant=am, am=am, round=r + 1,
+                                    position=pos + 1, metric=metric, value=v, ops=top.get('Actual Rows'))
+                    log(f"r5 round {r + 1} {case} {am:8s} sort {sort.get('Sort Method')} "
+                        f"{sort.get('Sort Space Used')} kB {sort.get('Sort Space Type')} temp "
+                        f"written {top.get('Temp Written Blocks', 0)} blocks, {plan.get('Execution Time'):.1f} ms")
+        self.r_settings(db, extra=['RESET work_mem'])
+        self.meta.setdefault('r_checks', {})['r5'] = found
+        db.close()
+
     def renice(self, nice):
         """Gives the cluster (postmaster, its processes, every backend forked later) and this
         driver (so pgbench) a higher CPU priority than other work on a shared machine."""
@@ -561,7 +886,10 @@ class Bench:
                     pass
         try:
             for pid in pids:
-                os.setpriority(os.PRIO_PROCESS, pid, nice)
+                try:
+                    os.setpriority(os.PRIO_PROCESS, pid, nice)
+                except ProcessLookupError:
+                    pass  # a backend that exited meanwhile (the connection just closed)
         except OSError as e:
             log(f'cannot renice ({e}); running at normal priority')
             return 0
@@ -592,6 +920,15 @@ class Bench:
                 self.workload4()
             elif w == 'w5':
                 self.workload5()
+            elif w in ('r1', 'r2', 'r2t'):
+                self.read_statements(w)
+            elif w == 'r3':
+                self.workload_r3()
+            elif w == 'r4':
+                self.read_statements('r4')
+                self.workload_r4c()
+            elif w == 'r5':
+                self.workload_r5()
             else:
                 raise SystemExit(f'unknown workload {w}')
             timings[w] = round(time.time() - t0)
@@ -612,12 +949,16 @@ def main():
     ap.add_argument('--mode', choices=MODES, default='default')
     ap.add_argument('--rounds', type=int, help='override the number of rounds')
     ap.add_argument('--duration', type=int, help='override the pgbench duration per run (s)')
-    ap.add_argument('--workloads', default='w1,w2,w3,w4,w5',
-                    help='comma-separated subset of w1..w5 (development only)')
+    ap.add_argument('--workloads', default=DEFAULT_WORKLOADS,
+                    help=f'comma-separated list of w1..w5 (default {DEFAULT_WORKLOADS}) and the '
+                         f'opt-in read-path workloads {READ_WORKLOADS}')
     ap.add_argument('--w1-cases', help='comma-separated subset of workload 1 case keys')
     ap.add_argument('--nice', type=int, default=-10,
                     help='CPU priority of the cluster and pgbench (0: leave it alone)')
     ap.add_argument('--out', default=os.path.join(HERE, 'results'))
+    ap.add_argument('--no-pin', dest='pin', action='store_false',
+                    help='without run.sh (no BENCH_LIB): use the installed library in place '
+                         'instead of a private copy of it')
     ap.add_argument('--report-only', action='store_true',
                     help='re-render report.md and the charts from raw.csv and meta.json')
     args = ap.parse_args()
@@ -626,11 +967,24 @@ def main():
         import report
         report.render(args.out)
         return
+    pinned = None
+    if not os.environ.get('BENCH_LIB') and args.pin:
+        # A direct run (not through run.sh): pin a private copy of the installed library, as
+        # run.sh does with the one it builds, so that a reinstall by someone else mid-run
+        # cannot change the code under test. The server must be able to read it.
+        pinned = tempfile.mkdtemp(prefix='hotplus-bench-lib.')
+        shutil.copy(lib_path(), os.path.join(pinned, 'hotplus.so'))
+        os.chmod(pinned, 0o755)
+        os.chmod(os.path.join(pinned, 'hotplus.so'), 0o644)
+        os.environ['BENCH_LIB'] = os.path.join(pinned, 'hotplus.so')
+        os.environ['BENCH_LIB_SOURCE'] = 'copy of the installed library'
     bench = Bench(args)
     try:
         bench.run()
     finally:
         shutil.rmtree(bench.tmp, ignore_errors=True)
+        if pinned:
+            shutil.rmtree(pinned, ignore_errors=True)
 
 
 if __name__ == '__main__':

@@ -186,6 +186,233 @@ def verdict(ok):
 
 
 # ---------------------------------------------------------------------------------------
+# Read-path workloads (r1..r5, opt-in). Each entry: (workload, label, numerator (case,
+# variant), denominator (case, variant), kind, target, metric). The ratio is the numerator's
+# median over the denominator's; kind '>=' / '<=' says which side of the target passes.
+# For times (ms) a speedup is written heap / hotheap, so that bigger is better there too.
+def _read_targets():
+    t = []
+    for jit in ('off', 'on'):
+        five, one = f'five fields, jit {jit}', f'one field, jit {jit}'
+        t += [('r1', f'R1 5 fields of a toasted jsonb, jit {jit}: speedup heap / hotheap',
+               (five, 'heap'), (five, 'hotheap'), '>=', 4.0, 'ms'),
+              ('r1', f'R1 hotheap, jit {jit}: 5 fields / 1 field (time)',
+               (five, 'hotheap'), (one, 'hotheap'), '<=', 1.2, 'ms'),
+              ('r1', f'R1 control, jit {jit}: hotheap with read_path off / heap (time)',
+               (five, 'off'), (five, 'heap'), None, None, 'ms'),
+              ('r1', f'R1 diagnostic, jit {jit}: 1 field, hotheap / heap (time)',
+               (one, 'hotheap'), (one, 'heap'), None, None, 'ms')]
+    for jit in ('off', 'on'):
+        c41, c1 = f'col41, jit {jit}', f'col1, jit {jit}'
+        t += [('r2', f'R2 col41 of 41 ints, jit {jit}: speedup heap / hotheap',
+               (c41, 'heap'), (c41, 'hotheap'), '>=', 2.0, 'ms'),
+              ('r2', f'R2 hotheap, jit {jit}: col41 / col1 (time)',
+               (c41, 'hotheap'), (c1, 'hotheap'), '<=', 1.2, 'ms'),
+              ('r2', f'R2 control, jit {jit}: hotheap with read_path off / heap (time)',
+               (c41, 'off'), (c41, 'heap'), None, None, 'ms'),
+              ('r2', f'R2 diagnostic, jit {jit}: col1, hotheap / heap (time)',
+               (c1, 'hotheap'), (c1, 'heap'), None, None, 'ms')]
+    for jit in ('off', 'on'):
+        c = f'col40 after text, jit {jit}'
+        t.append(('r2t', f'R2t col40 after a text column, jit {jit}: speedup heap / hotheap',
+                  (c, 'heap'), (c, 'hotheap'), '>=', 1.8, 'ms'))
+    c = 'pk fetch, 5 fields'
+    t += [('r3', 'R3 pgbench, PK fetch of 5 fields: TPS hotheap / heap',
+           (c, 'hotheap'), (c, 'heap'), '>=', 2.5, 'tps'),
+          ('r3', 'R3 control: TPS hotheap with read_path off / heap',
+           (c, 'off'), (c, 'heap'), None, None, 'tps')]
+    for c in ('a: all 41 columns, jit off', 'b: numeric SELECT *, jit off'):
+        t.append(('r4', f'R4{c[0]} nothing to gain ({c[3:]}): time hotheap / heap',
+                  (c, 'hotheap'), (c, 'heap'), '<=', 1.02, 'ms'))
+    t.append(('r4', 'R4c nothing to gain (pgbench -S): TPS hotheap / heap',
+              ('c: pgbench -S*', 'hotheap'), ('c: pgbench -S*', 'heap'), '>=', 0.98, 'tps'))
+    return t
+
+
+READ_TARGETS = _read_targets()
+
+
+def sel_m(rows, workload, case, variant, metric):
+    if case.endswith('*'):
+        return [r for r in rows if r['workload'] == workload and r['case'].startswith(case[:-1])
+                and r['variant'] == variant and r['metric'] == metric]
+    return [r for r in rows if r['workload'] == workload and r['case'] == case
+            and r['variant'] == variant and r['metric'] == metric]
+
+
+def paired_by_round(num, den, field='value'):
+    d = {r['round']: float(r[field]) for r in den if r[field] != ''}
+    return [float(r[field]) / d[r['round']] for r in num
+            if r[field] != '' and r['round'] in d and d[r['round']]]
+
+
+def read_results(rows):
+    out = []
+    for w, label, (nc, nv), (dc, dv), kind, target, metric in READ_TARGETS:
+        n, d = sel_m(rows, w, nc, nv, metric), sel_m(rows, w, dc, dv, metric)
+        if not n or not d:
+            continue
+        mn, md = med(values(n)), med(values(d))
+        ratio = mn / md
+        if metric == 'ms':
+            cn, cd = med([float(r['cpu_ms']) for r in n]), med([float(r['cpu_ms']) for r in d])
+            cpu = cn / cd if cd else None
+        else:  # server CPU per transaction, as a throughput equivalent (den CPU / num CPU)
+            cn, cd = cpu_per_txn(n), cpu_per_txn(d)
+            cpu = cd / cn if cn and cd else None
+        ok = None if target is None else (ratio >= target if kind == '>=' else ratio <= target)
+        cpu_ok = None if target is None or cpu is None else (cpu >= target if kind == '>=' else cpu <= target)
+        out.append(dict(w=w, label=label, num=(nc.rstrip('*'), nv), den=(dc.rstrip('*'), dv),
+                        num_med=mn, den_med=md, ratio=ratio, kind=kind, target=target,
+                        metric=metric, ok=ok, cpu=cpu, cpu_ok=cpu_ok, paired=paired_by_round(n, d),
+                        n=(len(n), len(d))))
+    return out
+
+
+def r5_results(rows):
+    """Sort memory and temp blocks: hotheap's must be no larger than heap's (medians)."""
+    out = []
+    cases = []
+    for r in rows:
+        if r['workload'] == 'r5' and r['case'] not in cases:
+            cases.append(r['case'])
+    for case in cases:
+        for metric, label in (('sort_space_kb', 'Sort Space Used (kB)'),
+                              ('temp_written_blocks', 'temp blocks written'),
+                              ('sort_on_disk', 'sort on disk (runs)')):
+            h, x = sel_m(rows, 'r5', case, 'heap', metric), sel_m(rows, 'r5', case, 'hotheap', metric)
+            if not h or not x:
+                continue
+            if metric == 'sort_on_disk':
+                mh, mx = sum(values(h)), sum(values(x))
+            else:
+                mh, mx = med(values(h)), med(values(x))
+            out.append(dict(case=case, metric=metric, label=f'R5 {case}: {label}, hotheap vs heap',
+                            heap=mh, hot=mx, heap_max=max(values(h)), hot_max=max(values(x)),
+                            ok=mx <= mh and max(values(x)) <= max(values(h))))
+    return out
+
+
+def cpu_cell(r):
+    if r['cpu'] is None:
+        return 'n/a'
+    return f"{r['cpu']:.3f}x" + ('' if r['cpu_ok'] is None else
+                                 f" ({'meets' if r['cpu_ok'] else 'misses'})")
+
+
+def read_section(rows, meta, rr, r5):
+    L = []
+    p = meta['params']
+    L.append('## Read path workloads (r1..r5)')
+    L.append('')
+    L.append(f"Single statements (R1, R2, R2t, R4a, R4b): {p.get('r_rounds')} rounds; in each round "
+             f"every variant runs its statement once untimed and then {p.get('r_reps')} times timed, "
+             "the round's value being the median of those. Timed from the client around "
+             "`cursor.execute()` (which returns when libpq holds the whole result; no conversion to "
+             "Python objects is timed), so planning, execution and sending the result are in it; the "
+             "backend's CPU time per statement (`/proc/PID/schedstat`) is the cross-check. Variants "
+             "alternate their order from round to round. Every session sets "
+             "`max_parallel_workers_per_gather = 0` (2 cores; no parallel workers to wait for) and "
+             "either `jit = off` or `jit = on, jit_above_cost = 0`; `off` = the hotheap table with "
+             "`hotplus.read_path = off` (a control: should equal heap). R3 and R4c are pgbench runs "
+             f"(`-M prepared -c 2 -j 2 -T {p['duration']}`, {p['rounds']} rounds), R5 reads EXPLAIN "
+             "(ANALYZE, BUFFERS, FORMAT JSON).")
+    L.append('')
+    L.append('| comparison | numerator (median) | denominator (median) | ratio of medians | '
+             'per-round ratios | target | result | same ratio on backend CPU |')
+    L.append('|---|---|---|---|---|---|---|---|')
+    for r in rr:
+        unit = ' ms' if r['metric'] == 'ms' else ' TPS'
+        tgt = 'none' if r['target'] is None else f"{r['kind']} {r['target']:.2f}x"
+        L.append(f"| {r['label']} | {r['num'][1]} ({r['num'][0]}): {r['num_med']:.1f}{unit} | "
+                 f"{r['den'][1]} ({r['den'][0]}): {r['den_med']:.1f}{unit} | {r['ratio']:.3f}x | "
+                 f"{', '.join(f'{x:.2f}' for x in r['paired'])} | {tgt} | {verdict(r['ok'])} | "
+                 f"{cpu_cell(r)} |")
+    L.append('')
+    # per-case detail with plans
+    checks = meta.get('r_checks', {})
+    L.append('Statements, plans (checked before the rounds: HotheapRead present on hotheap where '
+             'required, absent on heap and with `read_path = off`, and the results equal: row '
+             'count and md5 of the sorted rows of the statement, and for the zero-row filters of '
+             'the same statement with `= 1`), medians:')
+    L.append('')
+    L.append('| workload | case | variant | statement | plan | JIT functions | runs | median ms | '
+             'median backend CPU ms | rows |')
+    L.append('|---|---|---|---|---|---|---|---|---|---|')
+    for w in ('r1', 'r2', 'r2t', 'r4'):
+        for key, c in checks.get(w, {}).items():
+            case, variant = key.split(' | ')
+            rs = sel_m(rows, w, case, variant, 'ms')
+            if not rs:
+                continue
+            sql = c['sql'] if len(c['sql']) < 90 else c['sql'][:60] + ' ... ' + c['sql'][-30:]
+            L.append(f"| {w} | {case} | {variant} | `{sql}` | {c['plan']} | {c['jit_functions']} | "
+                     f"{len(rs)} | {med(values(rs)):.2f} | {med([float(r['cpu_ms']) for r in rs]):.2f} | "
+                     f"{rs[0]['ops']} |")
+    L.append('')
+    if checks.get('r3'):
+        L.append('R3 plans of the prepared statement: ' +
+                 '; '.join(f'{v}: {s}' for v, s in checks['r3'].items()))
+        L.append('')
+    for w in ('r1', 'r2', 'r2t', 'r4', 'r3'):
+        cases = []
+        for r in rows:
+            if r['workload'] == w and r['metric'] in ('ms', 'tps') and r['case'] not in cases:
+                cases.append(r['case'])
+        for case in cases:
+            parts = []
+            for v in sorted({r['variant'] for r in rows if r['workload'] == w and r['case'] == case}):
+                rs = sorted(sel_m(rows, w, case, v, rows_metric(rows, w, case)),
+                            key=lambda r: int(r['round']))
+                parts.append(f"{v} " + ', '.join(f"{float(r['value']):.1f}" for r in rs))
+            L.append(f"- {w} {case}, by round: " + ' | '.join(parts))
+    L.append('')
+    if r5:
+        L.append("R5: `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT big, big->'1' FROM b ORDER BY "
+                 "big->'2'` with `jit = off`; Sort node's \"Sort Space Used\" / \"Sort Space Type\", "
+                 "the plan's \"Temp Written Blocks\". Target: hotheap's no larger than heap's "
+                 "(median and maximum over the rounds).")
+        L.append('')
+        L.append('| case | heap (median / max) | hotheap (median / max) | result |')
+        L.append('|---|---|---|---|')
+        for r in r5:
+            L.append(f"| {r['label']} | {r['heap']:g} / {r['heap_max']:g} | {r['hot']:g} / "
+                     f"{r['hot_max']:g} | {verdict(r['ok'])} |")
+        L.append('')
+        found = checks.get('r5', {})
+        if found:
+            L.append('R5 plans: ' + '; '.join(f"{k}: {v['plan']}, {v['sort_method']}, {v['space_type']}"
+                                             for k, v in found.items()))
+            L.append('')
+    tc = meta.get('tpcb_checks')
+    if tc and any(r['workload'] == 'r4' for r in rows):
+        L.append('R4c pgbench tables\' access methods: ' + '; '.join(
+            f"{db}: " + ', '.join(f'{t}={am}' for t, am in v) for db, v in tc.items()))
+        L.append('')
+    tables = {}
+    for k in ('r_b', 'r_t', 'r_n'):
+        tables.update(meta.get(k, {}))
+    if tables:
+        L.append('Read workload tables as built:')
+        L.append('')
+        L.append('| table | AM | rows | heap | TOAST | values (compression x rows: stored B, length) |')
+        L.append('|---|---|---|---|---|---|')
+        for t, c in tables.items():
+            vals = '; '.join(f'{a} x{b}: {c_} B, {d}' for a, b, c_, d in c.get('values', []))
+            L.append(f"| {t} | {c['am']} | {c['rows']} | {fmt_size(c['table_bytes'])} | "
+                     f"{fmt_size(c['toast_bytes'])} | {vals or '-'} |")
+        L.append('')
+    return L
+
+
+def rows_metric(rows, w, case):
+    for r in rows:
+        if r['workload'] == w and r['case'] == case:
+            return r['metric']
+    return 'ms'
+
+
+# ---------------------------------------------------------------------------------------
 def chart_w1(res, path):
     fig, ax = plt.subplots(figsize=(10, 0.55 * len(res) + 1.8))
     ys = list(range(len(res)))[::-1]
@@ -236,159 +463,8 @@ def chart_tps(res, path):
     plt.close(fig)
 
 
-# ---------------------------------------------------------------------------------------
-def render(out):
-    rows, meta = load(out)
-    p = meta['params']
-    w1 = w1_results(rows)
-    tps = tps_results(rows)
+def pgbench_section(rows, meta, tps, p):
     L = []
-    L.append('# hotplus benchmark report')
-    L.append('')
-    L.append('heap vs hotheap, side by side on one throwaway cluster, interleaved, '
-             f"{p.get('w1_rounds', p['rounds'])} rounds for workload 1, {p['rounds']} for the pgbench "
-             "workloads. Ratios are hotheap / heap of the medians; no absolute-time "
-             'claims (a shared 2-core VM).')
-    L.append('')
-    L.append(f"- command: `{meta['command']}` (mode `{meta['mode']}`)")
-    L.append(f"- date: {meta['date']}; total {meta['total_seconds'] // 60} min "
-             f"{meta['total_seconds'] % 60} s ({', '.join(f'{k} {v} s' for k, v in meta['phase_seconds'].items())})")
-    dirty = meta.get('dirty') or []
-    L.append(f"- git commit: `{meta['commit']}`" +
-             (f" **plus uncommitted changes** in the build inputs (other work in progress in the "
-              f"tree when the library was built): {', '.join('`' + d.strip() + '`' for d in dirty)}"
-              if dirty else ' (clean build inputs)'))
-    libs = sorted({r['lib_sha256'] for r in rows})
-    where = ('a private copy of the library built at the start (`run.sh`), so that a reinstall '
-             'by someone else on the machine cannot change it mid-run'
-             if meta.get('library_private') else 'the installed library')
-    L.append(f"- hotplus.so: {where}; sha256 prefix {', '.join(libs)}" +
-             (' -- **the library changed during the run**; the `lib_sha256` column of raw.csv '
-              'says which build each run used' if len(libs) > 1 else ' (the same for every run)'))
-    L.append(f"- server: {meta['server_version']}")
-    L.append(f"- machine: {meta['nproc']} cores, {meta['cpu']}; the cluster's processes and "
-             f"pgbench ran at nice {meta.get('nice', 0)}" +
-             (' (priority over other work on the shared machine)' if meta.get('nice') else ''))
-    loads = []
-    for w in ('w1', 'w2', 'w3', 'w4', 'w5'):
-        ls = [float(r['loadavg1']) for r in sel(rows, w) if r.get('loadavg1')]
-        if ls:
-            loads.append(f"{w} median {med(ls):.1f} (max {max(ls):.1f})")
-    if loads:
-        busy = any(float(r['loadavg1']) > meta['nproc'] for r in rows if r.get('loadavg1'))
-        L.append(f"- machine load, 1-minute load average at the runs: {'; '.join(loads)}" +
-                 (f" -- **above the {meta['nproc']} cores at times: other processes competed "
-                  "for the CPUs, which the wall-clock and TPS numbers carry as noise**" if busy else ''))
-    L.append('- cluster settings (pg_virtualenv -o ...; the rest are defaults): ' +
-             ', '.join(f'`{k}={v}`' for k, v in meta['settings'].items() if k != 'data_directory'))
-    L.append(f"- mode parameters: " + ', '.join(f'{k}={v}' for k, v in p.items()))
-    L.append('')
-
-    # -- summary
-    L.append('## Targets')
-    L.append('')
-    L.append('| workload | case | target | measured (ratio of medians) | per-round ratios (median; min..max) | result | CPU cross-check (not the verdict) |')
-    L.append('|---|---|---|---|---|---|---|')
-    for r in w1:
-        pr = r['paired']
-        cpu_ok = r['cpu_change'] <= r['target']
-        L.append(f"| 1 | {r['label']} | <= {r['target']:+.0f}% | {pct(r['change'])} | "
-                 f"{pct(med(pr))}; {pct(min(pr))}..{pct(max(pr))} | {verdict(r['ok'])} | "
-                 f"{pct(r['cpu_change'])} ({'meets' if cpu_ok else 'misses'}) |")
-    for r in tps:
-        pr = r['paired']
-        tgt = 'none (reported)' if r['target'] is None else f">= {r['target']:.2f}x"
-        case = r['case']
-        if r['cpu_ratio']:
-            eq = 1 / r['cpu_ratio']
-            cpu = f"{eq:.3f}x" + ('' if r['target'] is None else
-                                  f" ({'meets' if eq >= r['target'] else 'misses'})")
-        else:
-            cpu = 'n/a'
-        L.append(f"| {r['w'][1]} | {r['label']} ({case}) | {tgt} | {r['ratio']:.3f}x | "
-                 f"{med(pr):.3f}x; {min(pr):.3f}..{max(pr):.3f} | {verdict(r['ok'])} | {cpu} |")
-    n_pass = sum(1 for r in w1 if r['ok']) + sum(1 for r in tps if r['ok'])
-    n_miss = sum(1 for r in w1 if not r['ok']) + sum(1 for r in tps if r['ok'] is False)
-    L.append('')
-    L.append(f'{n_pass} targets met, {n_miss} missed. PASS/MISS is decided on the ratio of '
-             'medians of wall-clock time (workload 1) or TPS (2-5); the per-round ratios show how '
-             'much one round can differ. The CPU cross-check is the same comparison made on CPU '
-             'time instead: the backend\'s CPU time per UPDATE (workload 1, change in %), and for '
-             'pgbench the inverse ratio of server CPU per transaction (a throughput equivalent: '
-             'heap CPU / hotheap CPU). It is insensitive to time spent waiting for a CPU, so '
-             'where the two disagree, other load on the machine is the likely reason.')
-    L.append('')
-    if w1:
-        L.append('![workload 1](w1_detoast.png)')
-        L.append('')
-    if tps:
-        L.append('![workloads 2-5](w2_5_tps.png)')
-        L.append('')
-
-    # -- workload 1
-    if w1:
-        L.append('## Workload 1: the v43 detoasting table')
-        L.append('')
-        L.append("One `UPDATE t SET ...` over every row of a fresh table (fillfactor 50, autovacuum off "
-                 "for the table), timed from the client around the statement inside its transaction; "
-                 "`VACUUM ANALYZE` and `CHECKPOINT` before each timed UPDATE, the table dropped after "
-                 "it. Every run builds its table anew by copying the same source rows, so heap and "
-                 "hotheap update identical data. Index on the value column itself (`CREATE INDEX ... "
-                 "USING btree|hash|spgist (v)`); the controls have `PRIMARY KEY (id)` and a btree on a "
-                 "short text column `s`, plus an unindexed `n int` and the 3000-byte compressed `v`.")
-        L.append('')
-        L.append('| case | rows | SET | heap ms (median) | hotheap ms (median) | hotheap vs heap | '
-                 'v43 vs master | target | result | backend CPU ms heap / hotheap (median) | CPU change |')
-        L.append('|---|---|---|---|---|---|---|---|---|---|---|')
-        for r in w1:
-            setc = r['setc'].replace('|', '\\|')
-            L.append(f"| {r['label']} | {r['rows']} | `{setc}` | {r['heap_ms']:.1f} | "
-                     f"{r['hot_ms']:.1f} | {pct(r['change'])} | {r['v43']:+.1f}% | "
-                     f"<= {r['target']:+.0f}% | {verdict(r['ok'])} | {r['heap_cpu']:.1f} / "
-                     f"{r['hot_cpu']:.1f} | {pct(r['cpu_change'])} |")
-        L.append('')
-        L.append('Times are wall-clock from the client (what the targets are judged on). The backend CPU '
-                 'time (`/proc/PID/schedstat` of the backend around the statement) is shown as a '
-                 'cross-check that is less sensitive to other processes competing for the 2 cores; it '
-                 'excludes waiting and the WAL writer\'s work.')
-        L.append('')
-        L.append('Side effects (medians per run; heap / hotheap):')
-        L.append('')
-        L.append('| case | HOT share | WAL bytes / row | TOAST table growth | index growth (all indexes) |')
-        L.append('|---|---|---|---|---|')
-        for r in w1:
-            L.append(f"| {r['label']} | {share(r['hot_share'][0])} / {share(r['hot_share'][1])} | "
-                     f"{r['wal'][0]:.0f} / {r['wal'][1]:.0f} | {fmt_bytes(r['toast'][0])} / "
-                     f"{fmt_bytes(r['toast'][1])} | {fmt_bytes(r['idx'][0])} / {fmt_bytes(r['idx'][1])} |")
-        L.append('')
-        L.append('Individual runs (ms, by round; heap | hotheap):')
-        L.append('')
-        for r in w1:
-            L.append(f"- {r['label']}: {runs_line(sel(rows, 'w1', r['key'], 'heap'))} | "
-                     f"{runs_line(sel(rows, 'w1', r['key'], 'hotheap'))}")
-        L.append('')
-        checks = meta.get('w1_checks', {})
-        if checks:
-            L.append('How the values are stored (checked on the first table of each case: '
-                     '`pg_column_compression(v)`, rows, average `pg_column_size(v)`, average length; '
-                     'before the UPDATE -> after it):')
-            L.append('')
-            L.append('| case | heap | hotheap |')
-            L.append('|---|---|---|')
-            for r in w1:
-                cells = []
-                for am in ('heap', 'hotheap'):
-                    c = checks.get(f"{r['key']}|{am}", {})
-                    fmt = lambda vs: '; '.join(f'{a} x{b}: {c_} B stored, {d} chars' for a, b, c_, d in vs)
-                    cells.append(f"{fmt(c.get('values', []))} -> {fmt(c.get('after', []))}")
-                L.append(f"| {r['label']} | {cells[0]} | {cells[1]} |")
-            L.append('')
-            L.append('`none` with a stored size equal to the length means uncompressed; the out-of-line '
-                     'cases are STORAGE EXTERNAL and larger than the 2 kB TOAST threshold, so they are '
-                     'in the TOAST table (see its growth above).')
-            L.append('')
-
-    # -- workloads 2-5
     L.append('## Workloads 2-5: pgbench')
     L.append('')
     L.append(f"`pgbench -n -M prepared -c {2} -j {2} -T {p['duration']}` per run; before each run "
@@ -480,6 +556,191 @@ def render(out):
         L.append('pgbench tables\' access methods: ' + '; '.join(
             f"{db}: " + ', '.join(f'{t}={am}' for t, am in v) for db, v in tc.items()))
         L.append('')
+
+    return L
+
+
+# ---------------------------------------------------------------------------------------
+def render(out):
+    rows, meta = load(out)
+    p = meta['params']
+    w1 = w1_results(rows)
+    tps = tps_results(rows)
+    rr = read_results(rows)
+    r5 = r5_results(rows)
+    L = []
+    L.append('# hotplus benchmark report')
+    L.append('')
+    L.append('heap vs hotheap, side by side on one throwaway cluster, interleaved, '
+             f"{p.get('w1_rounds', p['rounds'])} rounds for workload 1, {p['rounds']} for the pgbench "
+             f"workloads, {p.get('r_rounds', '-')} for the read workloads' single statements. Ratios are hotheap / heap of the medians; no absolute-time "
+             'claims (a shared 2-core VM).')
+    L.append('')
+    L.append(f"- command: `{meta['command']}` (mode `{meta['mode']}`)")
+    L.append(f"- date: {meta['date']}; total {meta['total_seconds'] // 60} min "
+             f"{meta['total_seconds'] % 60} s ({', '.join(f'{k} {v} s' for k, v in meta['phase_seconds'].items())})")
+    dirty = meta.get('dirty') or []
+    L.append(f"- git commit: `{meta['commit']}`" +
+             (f" **plus uncommitted changes** in the build inputs (other work in progress in the "
+              f"tree when the library was built): {', '.join('`' + d.strip() + '`' for d in dirty)}"
+              if dirty else ' (clean build inputs)'))
+    libs = sorted({r['lib_sha256'] for r in rows})
+    source = meta.get('library_source', 'run.sh build')
+    what = ('the library built at the start (`run.sh`)' if source == 'run.sh build' else
+            'the installed library, taken at the start (a direct run of bench.py, not through '
+            '`run.sh`: the commit below is the tree\'s, not necessarily the build\'s)')
+    where = (f'a private copy of {what}, so that a reinstall by someone else on the machine '
+             'cannot change it mid-run' if meta.get('library_private') else 'the installed library')
+    L.append(f"- hotplus.so: {where}; sha256 prefix {', '.join(libs)}" +
+             (' -- **the library changed during the run**; the `lib_sha256` column of raw.csv '
+              'says which build each run used' if len(libs) > 1 else ' (the same for every run)'))
+    L.append(f"- server: {meta['server_version']}")
+    L.append(f"- machine: {meta['nproc']} cores, {meta['cpu']}; the cluster's processes and "
+             f"pgbench ran at nice {meta.get('nice', 0)}" +
+             (' (priority over other work on the shared machine)' if meta.get('nice') else ''))
+    loads = []
+    for w in ('w1', 'w2', 'w3', 'w4', 'w5', 'r1', 'r2', 'r2t', 'r3', 'r4', 'r5'):
+        ls = [float(r['loadavg1']) for r in sel(rows, w) if r.get('loadavg1')]
+        if ls:
+            loads.append(f"{w} median {med(ls):.1f} (max {max(ls):.1f})")
+    if loads:
+        busy = any(float(r['loadavg1']) > meta['nproc'] for r in rows if r.get('loadavg1'))
+        L.append(f"- machine load, 1-minute load average at the runs: {'; '.join(loads)}" +
+                 (f" -- **above the {meta['nproc']} cores at times: other processes competed "
+                  "for the CPUs, which the wall-clock and TPS numbers carry as noise**" if busy else ''))
+    L.append('- cluster settings (as the server reports them): ' +
+             ', '.join(f'`{k}={v}`' for k, v in meta['settings'].items() if k != 'data_directory'))
+    L.append(f"- mode parameters: " + ', '.join(f'{k}={v}' for k, v in p.items()))
+    L.append('')
+
+    # -- summary
+    L.append('## Targets')
+    L.append('')
+    L.append('| workload | case | target | measured (ratio of medians) | per-round ratios (median; min..max) | result | CPU cross-check (not the verdict) |')
+    L.append('|---|---|---|---|---|---|---|')
+    for r in w1:
+        pr = r['paired']
+        cpu_ok = r['cpu_change'] <= r['target']
+        L.append(f"| 1 | {r['label']} | <= {r['target']:+.0f}% | {pct(r['change'])} | "
+                 f"{pct(med(pr))}; {pct(min(pr))}..{pct(max(pr))} | {verdict(r['ok'])} | "
+                 f"{pct(r['cpu_change'])} ({'meets' if cpu_ok else 'misses'}) |")
+    for r in tps:
+        pr = r['paired']
+        tgt = 'none (reported)' if r['target'] is None else f">= {r['target']:.2f}x"
+        case = r['case']
+        if r['cpu_ratio']:
+            eq = 1 / r['cpu_ratio']
+            cpu = f"{eq:.3f}x" + ('' if r['target'] is None else
+                                  f" ({'meets' if eq >= r['target'] else 'misses'})")
+        else:
+            cpu = 'n/a'
+        L.append(f"| {r['w'][1]} | {r['label']} ({case}) | {tgt} | {r['ratio']:.3f}x | "
+                 f"{med(pr):.3f}x; {min(pr):.3f}..{max(pr):.3f} | {verdict(r['ok'])} | {cpu} |")
+    for r in rr:
+        pr = r['paired']
+        tgt = 'none (reported)' if r['target'] is None else f"{r['kind']} {r['target']:.2f}x"
+        L.append(f"| {r['w'].upper()} | {r['label']} | {tgt} | {r['ratio']:.3f}x | "
+                 f"{med(pr):.3f}x; {min(pr):.3f}..{max(pr):.3f} | {verdict(r['ok'])} | {cpu_cell(r)} |")
+    for r in r5:
+        L.append(f"| R5 | {r['label']} | hotheap <= heap | {r['hot']:g} vs {r['heap']:g} "
+                 f"(max {r['hot_max']:g} vs {r['heap_max']:g}) | - | {verdict(r['ok'])} | - |")
+    n_pass = (sum(1 for r in w1 if r['ok']) + sum(1 for r in tps if r['ok']) +
+              sum(1 for r in rr if r['ok']) + sum(1 for r in r5 if r['ok']))
+    n_miss = (sum(1 for r in w1 if not r['ok']) + sum(1 for r in tps if r['ok'] is False) +
+              sum(1 for r in rr if r['ok'] is False) + sum(1 for r in r5 if not r['ok']))
+    L.append('')
+    L.append(f'{n_pass} targets met, {n_miss} missed. PASS/MISS is decided on the ratio of '
+             'medians of wall-clock time (workload 1) or TPS (2-5); the per-round ratios show how '
+             'much one round can differ. The CPU cross-check is the same comparison made on CPU '
+             'time instead: the backend\'s CPU time per UPDATE (workload 1, change in %), and for '
+             'pgbench the inverse ratio of server CPU per transaction (a throughput equivalent: '
+             'heap CPU / hotheap CPU). It is insensitive to time spent waiting for a CPU, so '
+             'where the two disagree, other load on the machine is the likely reason.')
+    L.append('')
+    if w1:
+        L.append('![workload 1](w1_detoast.png)')
+        L.append('')
+    if tps:
+        L.append('![workloads 2-5](w2_5_tps.png)')
+        L.append('')
+
+    if rr or r5:
+        L.append('Read workloads (R*): times are compared as heap / hotheap (a speedup) or '
+                 'hotheap / heap (R4, R1/R2 controls), as the target says; the CPU column is the '
+                 'same ratio of median backend CPU time per statement (R1, R2, R2t, R4a/b) or the '
+                 'throughput equivalent of server CPU per transaction (R3, R4c).')
+        L.append('')
+
+    # -- workload 1
+    if w1:
+        L.append('## Workload 1: the v43 detoasting table')
+        L.append('')
+        L.append("One `UPDATE t SET ...` over every row of a fresh table (fillfactor 50, autovacuum off "
+                 "for the table), timed from the client around the statement inside its transaction; "
+                 "`VACUUM ANALYZE` and `CHECKPOINT` before each timed UPDATE, the table dropped after "
+                 "it. Every run builds its table anew by copying the same source rows, so heap and "
+                 "hotheap update identical data. Index on the value column itself (`CREATE INDEX ... "
+                 "USING btree|hash|spgist (v)`); the controls have `PRIMARY KEY (id)` and a btree on a "
+                 "short text column `s`, plus an unindexed `n int` and the 3000-byte compressed `v`.")
+        L.append('')
+        L.append('| case | rows | SET | heap ms (median) | hotheap ms (median) | hotheap vs heap | '
+                 'v43 vs master | target | result | backend CPU ms heap / hotheap (median) | CPU change |')
+        L.append('|---|---|---|---|---|---|---|---|---|---|---|')
+        for r in w1:
+            setc = r['setc'].replace('|', '\\|')
+            L.append(f"| {r['label']} | {r['rows']} | `{setc}` | {r['heap_ms']:.1f} | "
+                     f"{r['hot_ms']:.1f} | {pct(r['change'])} | {r['v43']:+.1f}% | "
+                     f"<= {r['target']:+.0f}% | {verdict(r['ok'])} | {r['heap_cpu']:.1f} / "
+                     f"{r['hot_cpu']:.1f} | {pct(r['cpu_change'])} |")
+        L.append('')
+        L.append('Times are wall-clock from the client (what the targets are judged on). The backend CPU '
+                 'time (`/proc/PID/schedstat` of the backend around the statement) is shown as a '
+                 'cross-check that is less sensitive to other processes competing for the 2 cores; it '
+                 'excludes waiting and the WAL writer\'s work.')
+        L.append('')
+        L.append('Side effects (medians per run; heap / hotheap):')
+        L.append('')
+        L.append('| case | HOT share | WAL bytes / row | TOAST table growth | index growth (all indexes) |')
+        L.append('|---|---|---|---|---|')
+        for r in w1:
+            L.append(f"| {r['label']} | {share(r['hot_share'][0])} / {share(r['hot_share'][1])} | "
+                     f"{r['wal'][0]:.0f} / {r['wal'][1]:.0f} | {fmt_bytes(r['toast'][0])} / "
+                     f"{fmt_bytes(r['toast'][1])} | {fmt_bytes(r['idx'][0])} / {fmt_bytes(r['idx'][1])} |")
+        L.append('')
+        L.append('Individual runs (ms, by round; heap | hotheap):')
+        L.append('')
+        for r in w1:
+            L.append(f"- {r['label']}: {runs_line(sel(rows, 'w1', r['key'], 'heap'))} | "
+                     f"{runs_line(sel(rows, 'w1', r['key'], 'hotheap'))}")
+        L.append('')
+        checks = meta.get('w1_checks', {})
+        if checks:
+            L.append('How the values are stored (checked on the first table of each case: '
+                     '`pg_column_compression(v)`, rows, average `pg_column_size(v)`, average length; '
+                     'before the UPDATE -> after it):')
+            L.append('')
+            L.append('| case | heap | hotheap |')
+            L.append('|---|---|---|')
+            for r in w1:
+                cells = []
+                for am in ('heap', 'hotheap'):
+                    c = checks.get(f"{r['key']}|{am}", {})
+                    fmt = lambda vs: '; '.join(f'{a} x{b}: {c_} B stored, {d} chars' for a, b, c_, d in vs)
+                    cells.append(f"{fmt(c.get('values', []))} -> {fmt(c.get('after', []))}")
+                L.append(f"| {r['label']} | {cells[0]} | {cells[1]} |")
+            L.append('')
+            L.append('`none` with a stored size equal to the length means uncompressed; the out-of-line '
+                     'cases are STORAGE EXTERNAL and larger than the 2 kB TOAST threshold, so they are '
+                     'in the TOAST table (see its growth above).')
+            L.append('')
+
+    # -- read path workloads
+    if rr or r5:
+        L += read_section(rows, meta, rr, r5)
+
+    # -- workloads 2-5
+    if tps:
+        L += pgbench_section(rows, meta, tps, p)
 
     L.append('## Files')
     L.append('')

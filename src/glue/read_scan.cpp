@@ -3,9 +3,11 @@
 #include "glue/read_references.hpp"
 #include "glue/selective_deform.hpp"
 #include "glue/settings.hpp"
+#include "glue/stats.hpp"
 
 extern "C" {
 #include "access/detoast.h"
+#include "access/parallel.h"
 #include "commands/explain.h"
 #include "executor/execExpr.h"
 #include "executor/executor.h"
@@ -50,6 +52,8 @@ struct ReadScanState
 	MemoryContext row_memory;  // detoasted copies of the current row
 	int nbyref_outputs;
 	int *byref_outputs;		   // output columns that may carry a copy
+	bool executed;
+	int64 rows_returned;
 };
 
 // Markers standing for a shared column's references while the node's expressions are
@@ -302,6 +306,7 @@ exec(CustomScanState *node)
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	ExprState *qual = node->ss.ps.qual;
 	ProjectionInfo *projection = node->ss.ps.ps_ProjInfo;
+	state->executed = true;
 
 	for (;;)
 	{
@@ -324,6 +329,7 @@ exec(CustomScanState *node)
 		econtext->ecxt_scantuple = row;
 		if (qual == nullptr || ExecQual(qual, econtext))
 		{
+			++state->rows_returned;
 			if (projection == nullptr)
 				return row;
 			TupleTableSlot *result = ExecProject(projection);
@@ -340,6 +346,9 @@ end(CustomScanState *node)
 {
 	auto *state = reinterpret_cast<ReadScanState *>(node);
 	ExecEndNode(state->scan);
+	// Counted by the backend that runs the statement; parallel workers' nodes are not.
+	if (state->active && state->executed && !IsParallelWorker())
+		stats_count_read(RelationGetRelid(node->ss.ss_currentRelation), state->rows_returned);
 	if (state->row_memory != nullptr)
 		MemoryContextDelete(state->row_memory);
 	state->row_memory = nullptr;

@@ -22,8 +22,9 @@ namespace hotplus {
 
 namespace {
 
-constexpr int kTableCounters = 10;
-// Order of the counters, as the SQL functions return them.
+// Order of the counters as the SQL function returns them: kUpdates..kChecksSkipped, then
+// check_time_ms, then the read path's counters (added in 1.1: a 1.0 definition of the
+// function, still installed before ALTER EXTENSION UPDATE, asks for fewer columns).
 enum TableCounter
 {
 	kUpdates,
@@ -36,7 +37,11 @@ enum TableCounter
 	kNonHotPageFull,
 	kNonHotOther,
 	kChecksSkipped,
+	kReadScans, // HotheapRead nodes that ran with the read path on (not in parallel workers)
+	kReadRows,	// rows they returned
+	kTableCounters
 };
+constexpr int kCountersBeforeCheckTime = kChecksSkipped + 1;
 
 struct StatKey
 {
@@ -275,8 +280,10 @@ stats_init()
 	}
 }
 
-void
-stats_count(Oid relid, const UpdateReport &report)
+namespace {
+
+TableEntry *
+local_entry(Oid relid)
 {
 	ensure_local();
 	StatKey key{MyDatabaseId, relid};
@@ -292,6 +299,25 @@ stats_count(Oid relid, const UpdateReport &report)
 		}
 		last_entry = entry;
 	}
+	return entry;
+}
+
+} // namespace
+
+void
+stats_count_read(Oid relid, int64 rows)
+{
+	TableEntry *entry = local_entry(relid);
+	entry->counters[kReadScans]++;
+	entry->counters[kReadRows] += rows;
+	local_pending = true;
+}
+
+void
+stats_count(Oid relid, const UpdateReport &report)
+{
+	TableEntry *entry = local_entry(relid);
+	bool found;
 	entry->counters[kUpdates]++;
 	entry->counters[counter_for(report.outcome)]++;
 	entry->counters[kToastReused] += report.toast_reused;
@@ -334,11 +360,15 @@ return_tables(ReturnSetInfo *rsinfo, HTAB *tables, bool shared)
 			continue;
 		Datum values[kTableCounters + 3];
 		bool nulls[kTableCounters + 3] = {};
-		values[0] = ObjectIdGetDatum(entry->key.relid);
-		values[1] = CStringGetTextDatum(shared ? "shared" : "backend");
-		for (int i = 0; i < kTableCounters; i++)
-			values[2 + i] = Int64GetDatum(entry->counters[i]);
-		values[2 + kTableCounters] = Float8GetDatum(entry->check_time_ns / 1e6);
+		int n = 0;
+		values[n++] = ObjectIdGetDatum(entry->key.relid);
+		values[n++] = CStringGetTextDatum(shared ? "shared" : "backend");
+		for (int i = 0; i < kCountersBeforeCheckTime; i++)
+			values[n++] = Int64GetDatum(entry->counters[i]);
+		values[n++] = Float8GetDatum(entry->check_time_ns / 1e6);
+		for (int i = kCountersBeforeCheckTime; i < kTableCounters; i++)
+			values[n++] = Int64GetDatum(entry->counters[i]);
+		Assert(rsinfo->setDesc->natts <= n);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 }

@@ -37,5 +37,7 @@ struct UpdateReport
 
 void stats_init();		   // _PG_init: GUCs and, when preloading, shared memory hooks
 void stats_count(Oid relid, const UpdateReport &report);
+// One HotheapRead node (read_scan.hpp) that ran with the read path on and returned `rows`.
+void stats_count_read(Oid relid, int64 rows);
 
 } // namespace hotplus

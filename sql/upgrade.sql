@@ -1,0 +1,34 @@
+-- ALTER EXTENSION hotplus UPDATE from 1.0 on a database with hotheap tables and statistics:
+-- tables keep their access method and rows, the counts gathered before stay, and the view
+-- gains the read path's columns (1.1), which then count HotheapRead scans.
+CREATE DATABASE hotplus_upgrade;
+\c hotplus_upgrade
+CREATE EXTENSION hotplus VERSION '1.0';
+CREATE TABLE docs (id int PRIMARY KEY, c2 int, c3 int, c4 int, c5 int, c6 int, c7 int,
+                   doc jsonb, n int) USING hotheap;
+CREATE INDEX docs_k ON docs ((doc->>'k'));
+INSERT INTO docs SELECT g, g, g, g, g, g, g, jsonb_build_object('k', g, 'x', 0), 0
+FROM generate_series(1, 20) g;
+UPDATE docs SET doc = doc || jsonb_build_object('x', 1);
+SELECT relname, updates, hot_by_expression FROM hotplus_stat_tables;
+SELECT extversion FROM pg_extension WHERE extname = 'hotplus';
+ALTER EXTENSION hotplus UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'hotplus';
+SELECT c.relname, a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.relname = 'docs';
+SELECT relname, updates, hot_by_expression, read_scans, read_rows FROM hotplus_stat_tables;
+SELECT id FROM docs WHERE n = 0 AND c7 > 17 ORDER BY id;
+SELECT relname, updates, read_scans, read_rows FROM hotplus_stat_tables;
+UPDATE docs SET doc = doc || jsonb_build_object('x', 2);
+SELECT relname, updates, hot_by_expression FROM hotplus_stat_tables;
+SELECT count(*) FROM hotplus_advise();
+-- the updated objects are those of a fresh installation of 1.1
+SELECT md5(pg_get_viewdef('hotplus_stat_tables'::regclass)) AS updated_view,
+       md5(pg_get_function_result('hotplus_stat_tables_internal'::regproc)) AS updated_function \gset
+CREATE DATABASE hotplus_fresh;
+\c hotplus_fresh
+CREATE EXTENSION hotplus;
+SELECT md5(pg_get_viewdef('hotplus_stat_tables'::regclass)) = :'updated_view' AS same_view,
+       md5(pg_get_function_result('hotplus_stat_tables_internal'::regproc)) = :'updated_function' AS same_function;
+\c contrib_regression
+DROP DATABASE hotplus_upgrade;
+DROP DATABASE hotplus_fresh;
