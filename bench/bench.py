@@ -89,7 +89,7 @@ TPCB_TABLES = ['pgbench_accounts', 'pgbench_branches', 'pgbench_tellers', 'pgben
 CSV_FIELDS = ['workload', 'case', 'variant', 'am', 'round', 'position', 'metric', 'value',
               'cpu_ms', 'ops', 'upd', 'hot_upd', 'wal_bytes', 'index_bytes_before', 'index_bytes_after',
               'toast_bytes_before', 'toast_bytes_after', 'table_bytes_before',
-              'table_bytes_after', 'loadavg1', 'lib_sha256', 'started_at']
+              'table_bytes_after', 'loadavg1', 'lib_sha256', 'started_at', 'runq_ms']
 
 
 def log(msg):
@@ -100,6 +100,13 @@ def cpu_ns(pid):
     """CPU time a process has run so far (ns), from /proc/PID/schedstat."""
     with open(f'/proc/{pid}/schedstat') as f:
         return int(f.read().split()[0])
+
+
+def cpu_wait_ns(pid):
+    """(CPU time run, time spent runnable but waiting for a CPU) of a process so far (ns)."""
+    with open(f'/proc/{pid}/schedstat') as f:
+        run, wait = f.read().split()[:2]
+    return int(run), int(wait)
 
 
 def children_cpu_ms(pid):
@@ -744,17 +751,20 @@ class Bench:
         self.meta.setdefault('r_checks', {})[which] = checks
 
     def time_statement(self, db, sql, reps):
-        ms, cpu, n = [], [], 0
+        """Medians over reps of wall ms, backend CPU ms and the backend's run-queue wait ms
+        (runnable, waiting for a CPU: other load on the machine), and the rows returned."""
+        ms, cpu, runq, n = [], [], [], 0
         for _ in range(reps):
-            c0 = cpu_ns(db.pid)
+            c0, w0 = cpu_wait_ns(db.pid)
             t0 = time.perf_counter()
             db.cur.execute(sql)
             t1 = time.perf_counter()
-            c1 = cpu_ns(db.pid)
+            c1, w1 = cpu_wait_ns(db.pid)
             n = db.cur.rowcount
             ms.append((t1 - t0) * 1000)
             cpu.append((c1 - c0) / 1e6)
-        return statistics.median(ms), statistics.median(cpu), n
+            runq.append((w1 - w0) / 1e6)
+        return statistics.median(ms), statistics.median(cpu), statistics.median(runq), n
 
     def read_statements(self, which):
         db = DB('bench')
@@ -777,12 +787,13 @@ class Bench:
                     db.cur.execute(q)  # untimed: the first execution after switching settings
                     load = loadavg()
                     started = datetime.datetime.now().isoformat(timespec='seconds')
-                    ms, cpu, n = self.time_statement(db, q, reps)
+                    ms, cpu, runq, n = self.time_statement(db, q, reps)
                     self.record(workload=which, case=case, variant=variant, am=am, round=r + 1,
                                 position=pos + 1, metric='ms', value=f'{ms:.3f}',
-                                cpu_ms=f'{cpu:.3f}', ops=n, loadavg1=load, started_at=started)
-                    log(f'{which} round {r + 1} {case:28s} {variant:8s} {ms:9.2f} ms (cpu {cpu:8.2f}) '
-                        f'rows {n}')
+                                cpu_ms=f'{cpu:.3f}', runq_ms=f'{runq:.3f}', ops=n, loadavg1=load,
+                                started_at=started)
+                    log(f'{which} round {r + 1} {case:28s} {variant:8s} {ms:9.2f} ms (cpu {cpu:8.2f}, '
+                        f'run queue {runq:6.2f}) rows {n}')
         self.r_settings(db)
         db.close()
 

@@ -6,9 +6,13 @@
 #   isolation     isolation tester specs (specs/, expected/) on a throwaway cluster
 #   differential  randomized hotheap-vs-heap differential test, fixed seeds
 #   tap           TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
-#   discard-*     assert-enabled targets only: the hot_* and decision_* regression tests and
-#                 every isolation spec again with debug_discard_caches = 1 (every relcache and
-#                 catcache entry thrown away at each invalidation point)
+#   discard-*     assert-enabled targets only: the hot_*, decision_* and read_* regression
+#                 tests and every isolation spec again with debug_discard_caches = 1 (every
+#                 relcache and catcache entry thrown away at each invalidation point)
+#   pg-regress, pg-isolation  assert-enabled targets only: PostgreSQL's own regression and
+#                 isolation suites with every table hotheap and the read path on
+#                 (scripts/pg-suites.sh; differences allowed: plan shapes, and the three
+#                 tests that list the extension's objects)
 #   server-log    no assertion failure, leaked reference, memory context corruption or crash
 #                 in any server log of the target's runs (scripts/server-log-problems.sh)
 # and ends with one summary line "N passed, N failed". Every cluster runs with
@@ -169,7 +173,7 @@ run_target() { # target
 	# --- discard caches: code that holds relcache data across an invalidation point -------
 	if [[ $target == *-cassert ]]; then
 		local tests specs
-		tests=$(cd sql && ls hot_*.sql decision_*.sql | sed 's/\.sql$//' | tr '\n' ' ')
+		tests=$(cd sql && ls hot_*.sql decision_*.sql read_*.sql | sed 's/\.sql$//' | tr '\n' ' ')
 		# Not hot_reindex_drop_concurrently: it shows that a prepared plan keeps scanning the
 		# original index because no invalidation is processed between its executions, which
 		# debug_discard_caches makes untrue (the plan is remade and scans the new index).
@@ -178,6 +182,20 @@ run_target() { # target
 		regress_suite discard-regress regression.diffs REGRESS="${HOTPLUS_DISCARD_TESTS:-$tests}" ISOLATION=
 		regress_suite discard-isolation output_iso/regression.diffs REGRESS= ISOLATION="${HOTPLUS_DISCARD_SPECS:-$specs}"
 		cluster_settings=()
+
+		# PostgreSQL's own suites with every table hotheap and the read path on.
+		bash scripts/pg-suites.sh "$log_dir" >"$log_dir/pg-suites.log" 2>&1
+		grep -E 'FAILED|as expected|^  [-+] ' "$log_dir/pg-suites.log" | head -80 || true
+		local suite line
+		for suite in pg-regress pg-isolation; do
+			line=$(grep -E "^$suite: [0-9]+ passed, [0-9]+ failed$" "$log_dir/pg-suites.log")
+			if [ -n "$line" ]; then
+				set -- $line
+				record "$suite" "$2" "$4"
+			else
+				record "$suite" 0 1
+			fi
+		done
 	fi
 
 	if bash scripts/server-log-problems.sh \

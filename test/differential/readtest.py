@@ -1,0 +1,1301 @@
+#!/usr/bin/python3
+"""Randomized differential test of hotplus's read path: every query with hotplus.read_path on
+and off must return exactly the same rows.
+
+For each seed, in its own schema (dropped when the seed passes):
+  - a random table USING hotheap: 5-45 columns of int/bigint/smallint/bool/float8/numeric/text/
+    varchar(n)/jsonb/bytea/int[]/date/timestamptz, some NOT NULL, every TOAST storage, rows with
+    NULLs, small values and big ones (600-key jsonb documents, md5 text that does not compress,
+    repeated text that does, big arrays, bytea, long numerics); sometimes a dropped column, a
+    column added with a DEFAULT (atthasmissing) and rows inserted after it, UPDATEs; btree,
+    expression and partial indexes; ANALYZE. A second hotheap table for joins and subqueries,
+    and in some seeds a partitioned table (hotheap partitions, one with another column order),
+    an inheritance tree, row-level security (queries run as a non-owner role), parallel query,
+    forced JIT, forced generic plans;
+  - ~50 random queries of many shapes (projections, repeated references to big columns,
+    pg_column_size, whole-row and system columns, quals with subqueries, aggregates, DISTINCT,
+    joins of every method, LATERAL, CTEs, window functions, UNION ALL, LIMIT, FOR UPDATE),
+    with scan types forced at random; each runs with the read path on and off (fresh plans), and
+    the rows (as text) must be equal: in order when the query orders totally, as multisets
+    otherwise. EXPLAIN (VERBOSE) with the read path on tells whether a HotheapRead node was used
+    (counted); with it off there must be none;
+  - prepared statements executed 7 times with parameters (prepared again after switching), and
+    once planned with the read path on and executed with it off;
+  - scrollable cursors (FETCH forward/BACKWARD/ABSOLUTE/RELATIVE, MOVE), and UPDATE/DELETE
+    WHERE CURRENT OF through plain and FOR UPDATE cursors on two identical copies of the table;
+  - EvalPlanQual: session A updates rows (filter columns and big columns) and holds its locks;
+    session B (read path on for one copy, off for the other) runs UPDATE/DELETE ... RETURNING or
+    SELECT ... FOR UPDATE with a qual on those columns and blocks; A commits (or rolls back);
+    B's result and the final table contents must match between the copies.
+A query that fails the same way (SQLSTATE) in both modes is skipped (counted); a failure on one
+side only, a server crash or a HotheapRead node with the read path off fails the seed.
+
+Usage: readtest.py [--seeds A-B] [--verbose] [--avoid TAG,...]
+Connection from the usual PG* environment variables. Prints one line per seed ("seed N ok
+(...)" or "seed N FAILED ..." with details indented by 4 spaces) and a final line
+"N passed, N failed"; the exit status is non-zero when a seed failed.
+--avoid leaves out expression shapes by tag (nullif_size: pg_column_size/pg_column_compression
+of a NULLIF or length coercion result, the shape of the first discrepancy this test found).
+"""
+import argparse
+import random
+import re
+import sys
+import threading
+import time
+
+import psycopg2
+import psycopg2.extensions
+
+RLS_ROLE = "readtest_rls"
+
+KIND_WEIGHTS = [("int", 4), ("bigint", 1), ("smallint", 1), ("bool", 2), ("float8", 1), ("numeric", 2),
+                ("text", 4), ("varchar", 2), ("jsonb", 3), ("bytea", 1), ("intarr", 1), ("date", 1),
+                ("tstz", 1)]
+SQLTYPE = {"int": "int", "bigint": "bigint", "smallint": "smallint", "bool": "bool", "float8": "float8",
+           "numeric": "numeric", "text": "text", "jsonb": "jsonb", "bytea": "bytea", "intarr": "int[]",
+           "date": "date", "tstz": "timestamptz"}
+TOASTABLE = {"numeric", "text", "varchar", "jsonb", "bytea", "intarr"}
+
+# Projection templates by kind; $C is the qualified column. "!" marks a result that may be a
+# big value (the query then reads only a few rows); "#tag" marks a shape --avoid can drop.
+PROJ = {
+    "int": ["$C", "$C + 1", "$C % 7", "abs($C)", "$C::text || 'x'", "$C IS NULL"],
+    "bigint": ["$C", "$C - 1", "$C / 1000"],
+    "smallint": ["$C", "$C + 1", "-$C"],
+    "bool": ["$C", "NOT $C", "$C IS TRUE", "CASE WHEN $C THEN 'y' ELSE 'n' END"],
+    "float8": ["$C", "$C * 2", "floor($C)", "round($C::numeric, 2)"],
+    "numeric": ["$C", "$C + 1", "round($C, 1)", "trunc($C)", "md5($C::text)", "$C > 100",
+                "pg_column_size($C)", "length($C::text)", "!NULLIF($C, 0)",
+                "#nullif_size pg_column_size(NULLIF($C, 0))"],
+    "text": ["length($C)", "substr($C, 3, 10)", "left($C, 5)", "md5($C)", "upper(left($C, 8))",
+             "position('a1' in $C)", "split_part(left($C, 40), 'a', 2)", "$C LIKE '%cd%'",
+             "reverse(left($C, 6))", "md5($C || '!')", "octet_length($C)", "pg_column_size($C)",
+             "pg_column_compression($C)", "CASE WHEN length($C) > 100 THEN md5($C) ELSE $C END",
+             "$C IS NULL", "left(COALESCE($C, 'none'), 20)", "md5(NULLIF($C, 's1'))",
+             "length(GREATEST($C, 's5'))", "$C = 's3'", "!$C", "!$C", "!NULLIF($C, 's1')",
+             "!COALESCE($C, 'none')", "!GREATEST($C, 's5')", "!CASE WHEN $C IS NOT NULL THEN $C END",
+             "!$C || '!'", "#nullif_size pg_column_size(NULLIF($C, 'zz'))",
+             "#nullif_size pg_column_compression(NULLIF($C, 'zz'))"],
+    "jsonb": ["$C->'a'", "$C->>'b'", "$C->>'k'", "$C->'nested'", "$C #>> '{nested,x}'",
+              "jsonb_typeof($C->'arr')", "$C ? 'f7'", "($C->>'a')::int + 1", "md5(($C - 'f1')::text)",
+              "$C->'f3'", "$C->>'f599'", "pg_column_size($C)", "pg_column_compression($C)",
+              "md5($C::text)", "$C @> '{\"b\": \"b3\"}'", "jsonb_array_length($C->'arr')",
+              "($C->'arr')->1", "!$C", "!$C", "!$C - 'f1'", "!COALESCE($C, '{}')",
+              "!CASE WHEN $C ? 'a' THEN $C END", "!NULLIF($C, '{}')",
+              "#nullif_size pg_column_size(NULLIF($C, '{}'))"],
+    "bytea": ["length($C)", "md5($C)", "substr($C, 1, 4)", "encode(substr($C, 2, 3), 'hex')",
+              "get_byte($C, 0)", "pg_column_size($C)", "octet_length($C || '\\x00'::bytea)", "!$C",
+              "#nullif_size pg_column_size(NULLIF($C, '\\x00'::bytea))"],
+    "intarr": ["array_length($C, 1)", "$C[1]", "$C[2:3]", "cardinality($C)", "$C @> ARRAY[1]",
+               "array_to_string($C[1:4], ',')", "md5($C::text)", "pg_column_size($C)", "3 = ANY($C)",
+               "!$C", "!$C || 7", "#nullif_size pg_column_size(NULLIF($C, '{}'))"],
+    "date": ["$C", "$C + 1", "extract(year from $C)", "to_char($C, 'YYYY-MM')"],
+    "tstz": ["$C", "date_trunc('day', $C)", "$C + interval '1 hour'", "extract(epoch from $C)"],
+}
+# Extra repeated references that make a shared detoasted copy worthwhile.
+BOOST = {
+    "jsonb": ["$C->'a'", "$C->>'b'", "$C->>'k'", "$C->'nested'->>'x'", "$C->>'f2'", "$C ? 'b'"],
+    "text": ["length($C)", "substr($C, 1, 5)", "md5($C)", "$C LIKE '%1%'", "left($C, 3)"],
+    "bytea": ["length($C)", "md5($C)", "substr($C, 1, 2)"],
+    "intarr": ["$C[1]", "cardinality($C)", "$C @> ARRAY[2]"],
+    "numeric": ["$C + 1", "round($C)", "$C > 5"],
+}
+BOOST["varchar"] = BOOST["text"]
+PROJ["varchar"] = PROJ["text"] + ["#nullif_size pg_column_size($C::varchar(20000))", "!$C::varchar(20000)"]
+
+
+def h(g, k):
+    return "rt_h(%s, %d)" % (g, k)
+
+
+class Col:
+    def __init__(self, name, kind, notnull=False, storage=None, nullpct=0, bigpct=0, bigstyle="random",
+                 salt=0, card=1000, vlen=None):
+        self.name, self.kind, self.notnull, self.storage = name, kind, notnull, storage
+        self.nullpct, self.bigpct, self.bigstyle, self.salt, self.card, self.vlen = (
+            nullpct, bigpct, bigstyle, salt, card, vlen)
+
+    @property
+    def sqltype(self):
+        return "varchar(%d)" % self.vlen if self.kind == "varchar" else SQLTYPE[self.kind]
+
+    def small(self, g):
+        k, card = self.salt, self.card
+        a, b = h(g, k), h(g, k + 1)
+        return {
+            "int": "(%s %% %d)" % (a, card),
+            "bigint": "(%s::bigint * 1000 + %s)" % (a, g),
+            "smallint": "(%s %% 30000)::smallint" % a,
+            "bool": "(%s %% 3 = 0)" % a,
+            "float8": "((%s %% 100000) / 8.0)::float8" % a,
+            "numeric": "((%s %% 1000000)::numeric / 100)" % a,
+            "text": "('s' || (abs(%s) %% %d))" % (a, card),
+            "varchar": "left('s' || (abs(%s) %% %d), %d)" % (a, card, self.vlen or 10),
+            "jsonb": ("jsonb_build_object('a', NULLIF(%s %% 10, 0), 'b', 'b' || (abs(%s) %% 7), 'k', 'k' || "
+                      "(abs(%s) %% 20), 'nested', jsonb_build_object('x', abs(%s) %% 5), 'arr', "
+                      "jsonb_build_array(1, %s %% 3, 'x'))" % (a, b, a, b, a)),
+            "bytea": "decode(md5(%s::text || ':%d'), 'hex')" % (g, k),
+            "intarr": "ARRAY[%s %% 10, %s %% 7, %s %% 5]" % (a, b, g),
+            "date": "(date '2020-01-01' + (%s %% 1000))" % a,
+            "tstz": "(timestamptz '2020-01-01 00:00:00+00' + (%s %% 100000) * interval '1 minute')" % a,
+        }[self.kind]
+
+    def big(self, g):
+        k = self.salt
+        a, b = h(g, k + 2), h(g, k + 3)
+        rnd = self.bigstyle == "random"
+        if self.kind in ("text", "varchar"):
+            if rnd:
+                v = ("(SELECT string_agg(md5(%s::text || ':%d:' || i), '') FROM generate_series(1, 100 + abs(%s) %% 220) i)"
+                     % (g, k, b))
+            else:
+                v = "repeat('ab' || (abs(%s) %% 10) || 'cd', 300 + abs(%s) %% 2000)" % (a, b)
+            return "left(%s, %d)" % (v, self.vlen) if self.kind == "varchar" else v
+        if self.kind == "jsonb":
+            val = "md5(%s::text || ':' || i)" % g if rnd else "repeat('xy', 20) || (i % 7)"
+            return ("(%s || (SELECT jsonb_object_agg('f' || i, %s) FROM generate_series(1, 600) i))"
+                    % (self.small(g), val))
+        if self.kind == "bytea":
+            if rnd:
+                return ("decode((SELECT string_agg(md5(%s::text || ':%d:' || i), '') FROM generate_series(1, 50 + abs(%s) %% 200) i), 'hex')"
+                        % (g, k, b))
+            return "decode(repeat('00ff' || lpad(to_hex(abs(%s) %% 256), 2, '0'), 1000 + abs(%s) %% 2000), 'hex')" % (a, b)
+        if self.kind == "intarr":
+            if rnd:
+                return "(SELECT array_agg(rt_h(%s, i)) FROM generate_series(1, 1000 + abs(%s) %% 2000) i)" % (g, b)
+            return "array_fill(abs(%s) %% 10, ARRAY[1000 + abs(%s) %% 3000])" % (a, b)
+        if self.kind == "numeric":
+            return ("(repeat((1 + abs(%s) %% 9)::text, 600 + abs(%s) %% 900) || '.' || abs(%s))::numeric"
+                    % (a, b, a))
+        return self.small(g)
+
+    def value(self, g):
+        v = self.small(g)
+        if self.bigpct:
+            v = "CASE WHEN abs(%s) %% 100 < %d THEN %s ELSE %s END" % (h(g, self.salt + 4), self.bigpct, self.big(g), v)
+        if self.nullpct and not self.notnull:
+            v = "CASE WHEN abs(%s) %% 100 < %d THEN NULL ELSE %s END" % (h(g, self.salt + 5), self.nullpct, v)
+        return v
+
+    def default(self):
+        return {"int": "42", "bigint": "-7", "smallint": "3", "bool": "true", "float8": "0.5",
+                "numeric": "1.25", "text": "'dflt'", "varchar": "'dv'", "jsonb": "'{\"a\": 1, \"k\": \"k1\", \"b\": \"b1\"}'",
+                "bytea": "'\\x0102'", "intarr": "'{1,2,3}'", "date": "'2021-06-01'",
+                "tstz": "'2021-06-01 12:00:00+00'"}[self.kind]
+
+
+def weighted(rng, pairs):
+    return rng.choices([p[0] for p in pairs], [p[1] for p in pairs])[0]
+
+
+class Shape:
+    """A table shape and the deterministic statements that build it (so copies are identical)."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        ncols = rng.randint(5, 45)
+        cols = []
+        salt = [10]
+
+        def mk(kind, name=None):
+            salt[0] += 10
+            c = Col(name or "c%d_%s" % (len(cols) + 1, kind), kind, salt=salt[0])
+            c.card = rng.choice([5, 20, 50, 1000])
+            if kind == "varchar":
+                c.vlen = rng.choice([8, 40, 300, 5000, 12000])
+            c.nullpct = rng.choice([0, 0, 5, 20, 50])
+            c.notnull = rng.random() < 0.15
+            return c
+
+        first_special = rng.random() < 0.3
+        for i in range(ncols - 2):
+            if i == 0 and first_special:
+                kind = rng.choice(["text", "jsonb"])
+            else:
+                kind = weighted(rng, KIND_WEIGHTS)
+            cols.append(mk(kind))
+        if not any(c.kind == "jsonb" for c in cols) and rng.random() < 0.8:
+            cols.insert(rng.randint(1 if first_special else 0, len(cols)), mk("jsonb"))
+        if not any(c.kind == "text" for c in cols):
+            cols.insert(rng.randint(1 if first_special else 0, len(cols)), mk("text"))
+        key = mk("int", "k_int")
+        key.card, key.notnull, key.nullpct = 50, False, 5
+        cols.insert(rng.randint(1 if first_special else 0, len(cols)), key)
+        idc = Col("id", "int", notnull=True, salt=0)
+        cols.insert(rng.randint(1 if first_special else 0, len(cols)), idc)
+        for i, c in enumerate(cols):
+            if c.name not in ("id", "k_int"):
+                c.name = "c%d_%s" % (i + 1, c.kind)
+        # Big values in up to 3 toastable columns; storage for some toastable columns.
+        toastable = [c for c in cols if c.kind in TOASTABLE]
+        for c in rng.sample(toastable, min(len(toastable), rng.randint(1, 3))):
+            if c.kind == "varchar" and c.vlen < 3000:
+                continue
+            c.bigpct = rng.choice([5, 10, 20, 30])
+            c.bigstyle = rng.choice(["random", "repeat"])
+        for c in toastable:
+            if rng.random() < 0.5:
+                c.storage = rng.choice(["EXTERNAL", "MAIN", "PLAIN", "EXTENDED"])
+                if c.storage == "PLAIN":
+                    c.bigpct = 0
+        self.initial = list(cols)
+        self.cols = list(cols)  # live columns after the build
+        self.n = rng.randint(200, 2000)
+        # Later steps, each with a snapshot of the live columns.
+        self.steps = []
+        live = list(cols)
+        if rng.random() < 0.5:
+            droppable = [c for c in live if c.name not in ("id", "k_int")]
+            if droppable:
+                d = rng.choice(droppable)
+                live = [c for c in live if c is not d]
+                self.steps.append(("drop", d.name))
+        if rng.random() < 0.5:
+            for _ in range(rng.randint(1, 2)):
+                salt[0] += 10
+                kind = rng.choice(["int", "text", "jsonb", "numeric", "bool", "bytea", "intarr"])
+                c = Col("a%d_%s" % (salt[0], kind), kind, salt=salt[0], nullpct=10, card=20)
+                if kind in ("text", "jsonb") and rng.random() < 0.5:
+                    c.bigpct, c.bigstyle = 15, rng.choice(["random", "repeat"])
+                live = live + [c]
+                self.steps.append(("add", c))
+            self.steps.append(("insert", list(live), rng.randint(20, 200)))
+        for _ in range(rng.randint(0, 3)):
+            c = rng.choice([c for c in live if c.name != "id"])
+            mod = rng.choice([3, 7, 13])
+            self.steps.append(("update", c, mod, rng.randrange(mod)))
+        if rng.random() < 0.3:
+            self.steps.append(("delete", rng.choice([11, 17]), rng.randrange(11)))
+        self.cols = live
+        # Indexes (on live columns).
+        self.indexes = ["UNIQUE (id)", "(k_int)"]
+        js = [c for c in live if c.kind == "jsonb"]
+        tx = [c for c in live if c.kind in ("text", "varchar")]
+        bo = [c for c in live if c.kind == "bool"]
+        sc = [c for c in live if c.kind in ("int", "bigint", "smallint", "date", "float8", "numeric") and c.name != "id"]
+        if js and rng.random() < 0.8:
+            self.indexes.append("((%s->>'k'))" % rng.choice(js).name)
+        if tx and rng.random() < 0.5:
+            self.indexes.append("(left(%s, 8))" % rng.choice(tx).name)
+        if rng.random() < 0.6:
+            pred = rng.choice(bo).name if bo and rng.random() < 0.5 else "id % 2 = 0"
+            self.indexes.append("(k_int) WHERE %s" % pred)
+        for c in rng.sample(sc, min(len(sc), rng.randint(0, 2))):
+            self.indexes.append("(%s)" % c.name)
+
+    def insert_sql(self, name, cols, lo, hi):
+        names = ", ".join(c.name for c in cols)
+        vals = ", ".join("g" if c.name == "id" else c.value("g") for c in cols)
+        return "INSERT INTO %s (%s) SELECT %s FROM generate_series(%d, %d) g" % (name, names, vals, lo, hi)
+
+    def build(self, name, n):
+        out = []
+        defs = ", ".join("%s %s%s" % (c.name, c.sqltype, " NOT NULL" if c.notnull else "") for c in self.initial)
+        out.append("CREATE TABLE %s (%s) USING hotheap" % (name, defs))
+        for c in self.initial:
+            if c.storage:
+                out.append("ALTER TABLE %s ALTER COLUMN %s SET STORAGE %s" % (name, c.name, c.storage))
+        out.append(self.insert_sql(name, self.initial, 1, n))
+        top = n
+        for step in self.steps:
+            if step[0] == "drop":
+                out.append("ALTER TABLE %s DROP COLUMN %s" % (name, step[1]))
+            elif step[0] == "add":
+                c = step[1]
+                out.append("ALTER TABLE %s ADD COLUMN %s %s DEFAULT %s" % (name, c.name, c.sqltype, c.default()))
+            elif step[0] == "insert":
+                m = max(5, step[2] * n // 2000)
+                out.append(self.insert_sql(name, step[1], top + 1, top + m))
+                top += m
+            elif step[0] == "update":
+                c, mod, r = step[1], step[2], step[3]
+                if c.kind == "jsonb":
+                    v = "%s || jsonb_build_object('k', 'k' || (id %% 5), 'u', id)" % c.name
+                elif c.kind == "text" and c.bigpct:
+                    v = "CASE WHEN id %% 2 = 0 THEN %s ELSE %s || 'u' END" % (c.big("(id * 7 + 3)"), c.name)
+                else:
+                    v = c.value("(id * 7 + 3)")
+                out.append("UPDATE %s SET %s = %s WHERE id %% %d = %d" % (name, c.name, v, mod, r))
+            elif step[0] == "delete":
+                out.append("DELETE FROM %s WHERE id %% %d = %d" % (name, step[1], step[2]))
+        for i, ix in enumerate(self.indexes):
+            if ix.startswith("UNIQUE "):
+                out.append("CREATE UNIQUE INDEX %s_i%d ON %s %s" % (name, i, name, ix[len("UNIQUE "):]))
+            else:
+                out.append("CREATE INDEX %s_i%d ON %s %s" % (name, i, name, ix))
+        out.append("ANALYZE %s" % name)
+        return out
+
+
+class Crash(Exception):
+    pass
+
+
+def rowkey(row):
+    return tuple((v is None, "" if v is None else v) for v in row)
+
+
+def short(v, n=160):
+    s = repr(v)
+    return s if len(s) <= n else s[:n] + "...(%d chars)" % len(s)
+
+
+def describe_diff(a, b):
+    if isinstance(a, tuple) and a and a[0] == "ERROR" or isinstance(b, tuple) and b and b[0] == "ERROR":
+        return "on: %s\noff: %s" % (short(a, 400), short(b, 400))
+    if len(a) != len(b):
+        extra_a = [r for r in a if r not in b][:2]
+        extra_b = [r for r in b if r not in a][:2]
+        return "on: %d rows, off: %d rows; only on: %s; only off: %s" % (len(a), len(b), short(extra_a, 600),
+                                                                       short(extra_b, 600))
+    for i, (ra, rb) in enumerate(zip(a, b)):
+        if ra != rb:
+            cols = [j for j in range(min(len(ra), len(rb))) if ra[j] != rb[j]]
+            return "row %d differs in column(s) %s: on %s, off %s" % (
+                i, cols, short([ra[j] for j in cols], 400), short([rb[j] for j in cols], 400))
+    return "same?"
+
+
+class Seed:
+    def __init__(self, conns, seed, args):
+        self.conn, self.conn_a, self.conn_b = conns
+        self.seed = seed
+        self.args = args
+        self.avoid = set(args.avoid.split(",")) if args.avoid else set()
+        self.rng = random.Random(seed)
+        self.schema = "readtest_%d" % seed
+        self.cur = self.conn.cursor()
+        self.problems = []
+        self.nqueries = self.nread = self.nskipped = 0
+        self.skipped_msgs = []
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def x(self, sql, cur=None):
+        cur = cur or self.cur
+        try:
+            cur.execute(sql)
+        except (psycopg2.OperationalError, psycopg2.InterfaceError) as e:
+            if cur.connection.closed:
+                raise Crash(str(e).strip())
+            raise
+        return cur.fetchall() if cur.description else None
+
+    def fetch(self, sql, cur=None):
+        """Rows, or ("ERROR", sqlstate, message)."""
+        cur = cur or self.cur
+        try:
+            return self.x(sql, cur)
+        except Crash:
+            raise
+        except psycopg2.Error as e:
+            if cur.connection.closed:
+                raise Crash(str(e).strip())
+            if not cur.connection.autocommit:
+                cur.connection.rollback()
+            return ("ERROR", e.pgcode, (str(e).strip().splitlines() or [""])[0])
+
+    def problem(self, what, sql, detail):
+        self.problems.append("%s\n  query: %s\n  %s" % (what, sql if len(sql) < 3000 else sql[:3000] + "...",
+                                                       detail.replace("\n", "\n  ")))
+
+    def settings_sql(self, sets):
+        return ["SET %s = %s" % (k, v) for k, v in sets]
+
+    def reset_sql(self, sets):
+        return ["RESET %s" % k for k, _ in sets]
+
+    # -- setup ------------------------------------------------------------------------------
+    def setup(self):
+        rng = self.rng
+        self.x("DROP SCHEMA IF EXISTS %s CASCADE" % self.schema)
+        self.x("CREATE SCHEMA %s" % self.schema)
+        self.x("SET search_path = %s, public" % self.schema)
+        for c in (self.conn_a, self.conn_b):
+            self.x("SET search_path = %s, public" % self.schema, c.cursor())
+        self.x("CREATE FUNCTION rt_h(g int, k int) RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS "
+               "$$ SELECT ('x' || substr(md5(g::text || ':' || k::text), 1, 8))::bit(32)::int $$")
+        self.shape = Shape(rng)
+        for s in self.shape.build("t", self.shape.n):
+            self.x(s)
+        self.nrows = int(self.x("SELECT count(*) FROM t")[0][0])
+        self.cols = self.shape.cols
+        # The second table.
+        m = rng.randint(50, 300)
+        self.x("CREATE TABLE o (id int NOT NULL, x int, p1 int, p2 int, p3 text, p4 int, p5 int, p6 bigint, "
+               "y text, p7 int, big jsonb, z text) USING hotheap")
+        if rng.random() < 0.5:
+            self.x("ALTER TABLE o ALTER COLUMN big SET STORAGE %s" % rng.choice(["EXTERNAL", "MAIN"]))
+        self.x("INSERT INTO o SELECT g, g %% 50, g, g %% 3, 'p' || g, g, g, g, "
+               "CASE WHEN g %% 4 = 0 THEN repeat('y' || g, 2000) ELSE 'y' || (g %% 9) END, g, "
+               "CASE WHEN g %% 7 = 3 THEN NULL ELSE jsonb_build_object('a', g %% 10, 'b', 'b' || (g %% 7), "
+               "'k', 'k' || (g %% 20)) || CASE WHEN g %% 5 = 0 THEN (SELECT jsonb_object_agg('f' || i, md5(g::text || i)) "
+               "FROM generate_series(1, 600) i) ELSE '{}' END END, 'z' || g FROM generate_series(1, %d) g" % m)
+        self.x("CREATE UNIQUE INDEX o_id ON o (id)")
+        self.x("CREATE INDEX o_x ON o (x)")
+        self.x("ANALYZE o")
+        self.tables = [("t", self.cols)]
+        colnames = ", ".join(c.name for c in self.cols)
+        # A partitioned table with hotheap partitions (one with another column order).
+        if rng.random() < 0.35:
+            defs = ", ".join("%s %s%s" % (c.name, c.sqltype, " NOT NULL" if c.notnull else "") for c in self.cols)
+            rdefs = ", ".join("%s %s%s" % (c.name, c.sqltype, " NOT NULL" if c.notnull else "")
+                              for c in reversed(self.cols))
+            a, b = self.nrows // 3, 2 * self.nrows // 3
+            self.x("CREATE TABLE pt (%s) PARTITION BY RANGE (id)" % defs)
+            self.x("CREATE TABLE pt_1 PARTITION OF pt FOR VALUES FROM (MINVALUE) TO (%d) USING hotheap" % a)
+            self.x("CREATE TABLE pt_2 PARTITION OF pt FOR VALUES FROM (%d) TO (%d) USING hotheap" % (a, b))
+            self.x("CREATE TABLE pt_3 (%s) USING hotheap" % rdefs)
+            self.x("ALTER TABLE pt ATTACH PARTITION pt_3 FOR VALUES FROM (%d) TO (MAXVALUE)" % b)
+            self.x("INSERT INTO pt (%s) SELECT %s FROM t" % (colnames, colnames))
+            self.x("CREATE INDEX pt_id ON pt (id)")
+            self.x("CREATE INDEX pt_k ON pt (k_int)")
+            self.x("ANALYZE pt")
+            self.tables.append(("pt", self.cols))
+        # An inheritance tree.
+        if rng.random() < 0.3:
+            self.x("CREATE TABLE ih (LIKE t INCLUDING STORAGE) USING hotheap")
+            self.x("CREATE TABLE ih_c (extra int) INHERITS (ih) USING hotheap")
+            self.x("INSERT INTO ih (%s) SELECT %s FROM t WHERE id %% 3 <> 0" % (colnames, colnames))
+            self.x("INSERT INTO ih_c (%s, extra) SELECT %s, id %% 11 FROM t WHERE id %% 3 = 0" % (colnames, colnames))
+            self.x("CREATE INDEX ih_id ON ih (id)")
+            self.x("CREATE INDEX ih_c_id ON ih_c (id)")
+            self.x("ANALYZE ih")
+            self.x("ANALYZE ih_c")
+            self.tables.append(("ih", self.cols))
+        # Row-level security on t, seen by a non-owner role.
+        self.rls = rng.random() < 0.3
+        if self.rls:
+            js = [c for c in self.cols if c.kind == "jsonb"]
+            pol = "k_int % 4 <> 1"
+            if js:
+                pol += " AND (%s->>'k') IS DISTINCT FROM 'k3'" % js[0].name
+            self.x("ALTER TABLE t ENABLE ROW LEVEL SECURITY")
+            self.x("CREATE POLICY p_sel ON t FOR SELECT USING (%s)" % pol)
+            self.x("GRANT USAGE ON SCHEMA %s TO %s" % (self.schema, RLS_ROLE))
+            self.x("GRANT SELECT ON ALL TABLES IN SCHEMA %s TO %s" % (self.schema, RLS_ROLE))
+        # Session settings of the seed.
+        self.session = []
+        self.parallel = rng.random() < 0.3
+        if self.parallel:
+            self.session += [("max_parallel_workers_per_gather", "2"), ("parallel_setup_cost", "0"),
+                             ("parallel_tuple_cost", "0"), ("min_parallel_table_scan_size", "0"),
+                             ("min_parallel_index_scan_size", "0")]
+        self.jit = rng.random() < 0.25
+        if self.jit:
+            self.session += [("jit", "on"), ("jit_above_cost", "0"), ("jit_inline_above_cost", "0"),
+                             ("jit_optimize_above_cost", "0")]
+        self.generic = rng.random() < 0.4
+        if self.generic:
+            self.session += [("plan_cache_mode", "force_generic_plan")]
+        for s in self.settings_sql(self.session):
+            self.x(s)
+
+    # -- expression generators -----------------------------------------------------------------
+    def tmpl_ok(self, t):
+        if t.startswith("#"):
+            tag, t = t[1:].split(" ", 1)
+            if tag in self.avoid:
+                return None
+        return t
+
+    def proj(self, c, alias, allow_heavy=True):
+        """(expression, heavy)"""
+        for _ in range(20):
+            t = self.tmpl_ok(self.rng.choice(PROJ[c.kind]))
+            if t is None:
+                continue
+            heavy = t.startswith("!")
+            if heavy:
+                if not allow_heavy:
+                    continue
+                t = t[1:]
+            return t.replace("$C", "%s.%s" % (alias, c.name)), heavy and c.bigpct > 0 or heavy and c.kind in TOASTABLE
+        return "%s.%s IS NULL" % (alias, c.name), False
+
+    def leaf_pred(self, c, alias):
+        rng = self.rng
+        C = "%s.%s" % (alias, c.name)
+        r = rng.randrange(max(2, c.card))
+        k = c.kind
+        if rng.random() < 0.08 and not c.notnull:
+            return "%s IS %sNULL" % (C, rng.choice(["", "NOT "]))
+        if k in ("int",):
+            opts = ["%s = %d" % (C, r), "%s > %d" % (C, r - c.card // 2), "%s IN (%d, %d, %d)" % (C, r, r + 1, r // 2),
+                    "%s = ANY(ARRAY[%d, %d])" % (C, r, r + 3), "%s BETWEEN %d AND %d" % (C, -r, r),
+                    "%s %% 3 = 1" % C, "%s <> %d" % (C, r)]
+        elif k in ("bigint", "smallint"):
+            opts = ["%s > %d" % (C, rng.randint(-20000, 20000)), "%s %% 5 = 0" % C]
+        elif k == "bool":
+            opts = [C, "NOT %s" % C, "%s IS NOT TRUE" % C]
+        elif k == "float8":
+            opts = ["%s > %d.5" % (C, rng.randint(-5000, 5000))]
+        elif k == "numeric":
+            opts = ["%s > %d" % (C, rng.randint(-5000, 5000)), "round(%s) <> %d" % (C, r), "%s < 0" % C]
+        elif k in ("text", "varchar"):
+            opts = ["%s = 's%d'" % (C, r), "%s > 's%d'" % (C, r), "%s LIKE 's1%%'" % C, "length(%s) > 100" % C,
+                    "%s LIKE '%%ab%d%%'" % (C, r % 10), "left(%s, 2) = 'ab'" % C, "%s IN ('s1', 's2', 's%d')" % (C, r),
+                    "%s < 'm'" % C, "%s LIKE '%%a%%'" % C]
+        elif k == "jsonb":
+            opts = ["%s->>'k' = 'k%d'" % (C, r % 20), "(%s->>'a')::int > %d" % (C, r % 10), "%s ? 'f5'" % C,
+                    "%s @> '{\"b\": \"b3\"}'" % C, "%s->'nested'->>'x' = '2'" % C,
+                    "%s->>'k' IN ('k1', 'k2', 'k%d')" % (C, r % 20), "%s->>'f10' IS NOT NULL" % C,
+                    "%s->>'k' = ANY(ARRAY['k1', 'k4', 'k%d'])" % (C, r % 20), "%s->>'b' <> 'b%d'" % (C, r % 7)]
+        elif k == "bytea":
+            opts = ["length(%s) > 100" % C, "substr(%s, 1, 1) = '\\x00'::bytea" % C, "get_byte(%s, 0) > 100" % C]
+        elif k == "intarr":
+            opts = ["%s @> ARRAY[3]" % C, "3 = ANY(%s)" % C, "cardinality(%s) > 100" % C, "%s[1] = 2" % C,
+                    "%s && ARRAY[1, 2]" % C]
+        elif k == "date":
+            opts = ["%s > date '2021-0%d-01'" % (C, rng.randint(1, 9))]
+        else:
+            opts = ["%s < timestamptz '2020-02-0%d 00:00:00+00'" % (C, rng.randint(1, 9))]
+        return rng.choice(opts)
+
+    def subq_pred(self, alias):
+        rng = self.rng
+        A = "%s.k_int" % alias
+        return rng.choice([
+            "EXISTS (SELECT 1 FROM o WHERE o.x = %s)" % A,
+            "EXISTS (SELECT 1 FROM o WHERE o.x = %s AND o.big->>'a' = '%d')" % (A, rng.randrange(10)),
+            "NOT EXISTS (SELECT 1 FROM o WHERE o.x = %s AND o.id %% 3 = 0)" % A,
+            "%s IN (SELECT o.x FROM o WHERE o.id %% 4 = 1)" % A,
+            "%s > (SELECT avg(o.x) FROM o)" % A,
+            "%s.id %% 5 = (SELECT min(o.p2) FROM o WHERE o.x = %s)" % (alias, A),
+        ])
+
+    def pred(self, alias, cols, depth=0, allow_sub=True):
+        rng = self.rng
+        r = rng.random()
+        if depth < 2 and r < 0.35:
+            n = rng.randint(2, 3)
+            parts = [self.pred(alias, cols, depth + 1, allow_sub) for _ in range(n)]
+            return "(" + (" AND " if rng.random() < 0.6 else " OR ").join(parts) + ")"
+        if depth < 2 and r < 0.4:
+            return "NOT (%s)" % self.pred(alias, cols, depth + 1, allow_sub)
+        if allow_sub and r < 0.47:
+            return self.subq_pred(alias)
+        return self.leaf_pred(rng.choice(cols), alias)
+
+    def select_list(self, alias, cols, k=None, allow_heavy=True):
+        """(list of expressions, heavy)"""
+        rng = self.rng
+        k = k or rng.randint(1, min(6, len(cols)))
+        exprs, heavy = [], False
+        for c in rng.sample(cols, k):
+            e, hv = self.proj(c, alias, allow_heavy)
+            exprs.append(e)
+            heavy |= hv
+        # Repeated references to one toastable column.
+        if rng.random() < 0.55:
+            tc = [c for c in cols if c.kind in BOOST]
+            big = [c for c in tc if c.bigpct]
+            if tc:
+                c = rng.choice(big if big and rng.random() < 0.7 else tc)
+                for t in rng.sample(BOOST[c.kind], min(len(BOOST[c.kind]), rng.randint(1, 3))):
+                    exprs.append(t.replace("$C", "%s.%s" % (alias, c.name)))
+                if allow_heavy and rng.random() < 0.3:
+                    exprs.append("%s.%s" % (alias, c.name))
+                    heavy = True
+        r = rng.random()
+        if r < 0.06:
+            exprs.append("%s.ctid" % alias)
+        elif r < 0.1:
+            exprs.append("%s.xmin::text" % alias)
+        elif r < 0.16:
+            exprs.append("md5(%s::text)" % alias)
+        elif r < 0.2:
+            exprs.append("md5(row_to_json(%s)::text)" % alias)
+        elif r < 0.22 and allow_heavy:
+            exprs.append("%s.*::text" % alias)
+            heavy = True
+        elif r < 0.26:
+            exprs.append("%s.tableoid::regclass::text" % alias)
+        return exprs, heavy
+
+    def thin(self, alias, heavy):
+        """A qual that keeps a heavy query to a few dozen rows."""
+        if not heavy:
+            return None
+        mod = max(1, self.nrows // 40)
+        return "%s.id %% %d = %d" % (alias, mod, self.rng.randrange(mod))
+
+    # -- queries -----------------------------------------------------------------------------------
+    def scan_sets(self):
+        r = self.rng.random()
+        if r < 0.35:
+            return []
+        if r < 0.55:
+            return [("enable_indexscan", "off"), ("enable_bitmapscan", "off")]
+        if r < 0.75:
+            return [("enable_seqscan", "off"), ("enable_bitmapscan", "off")]
+        if r < 0.9:
+            return [("enable_seqscan", "off"), ("enable_indexscan", "off")]
+        return [("enable_seqscan", "off")]
+
+    def join_sets(self):
+        return self.rng.choice([[], [("enable_hashjoin", "off"), ("enable_mergejoin", "off")],
+                                [("enable_nestloop", "off"), ("enable_mergejoin", "off")],
+                                [("enable_nestloop", "off"), ("enable_hashjoin", "off")]])
+
+    def gen_query(self):
+        """(sql, ordered, sets, role)"""
+        rng = self.rng
+        tname, cols = rng.choice(self.tables) if rng.random() < 0.4 else self.tables[0]
+        a = "t"
+        sets = self.scan_sets()
+        role = self.rls and tname == "t" and rng.random() < 0.35
+        shape = rng.choice(["plain", "plain", "plain", "star", "count", "agg", "distinct", "selfjoin", "join",
+                            "lateral", "limit", "union", "cte", "window", "scalar", "orderexpr", "forupdate",
+                            "in_sub"])
+        where = self.pred(a, cols) if rng.random() < 0.85 else None
+
+        def W(*extra):
+            parts = [p for p in (where,) + extra if p]
+            return (" WHERE " + " AND ".join(parts)) if parts else ""
+
+        if shape in ("plain", "forupdate") or (shape == "forupdate" and role):
+            exprs, heavy = self.select_list(a, cols)
+            sql = "SELECT %s.id, %s FROM %s %s%s ORDER BY %s.id" % (a, ", ".join(exprs), tname, a,
+                                                                  W(self.thin(a, heavy)), a)
+            if shape == "forupdate" and not role and tname == "t":
+                sql += rng.choice([" FOR UPDATE", " FOR SHARE", " FOR NO KEY UPDATE"])
+            return sql, True, sets, role
+        if shape == "star":
+            return ("SELECT * FROM %s %s%s ORDER BY id" % (tname, a, W(self.thin(a, True))), True, sets, role)
+        if shape == "count":
+            return ("SELECT count(*) FROM %s %s%s" % (tname, a, W()), True, sets, role)
+        if shape == "agg":
+            g = rng.choice(["%s.k_int" % a, "%s.id %% 7" % a, self.proj(rng.choice(cols), a, False)[0]])
+            aggs = ["count(*)"]
+            for c in rng.sample(cols, min(len(cols), rng.randint(1, 3))):
+                C = "%s.%s" % (a, c.name)
+                if c.kind in ("int", "smallint", "bigint", "numeric"):
+                    aggs.append("sum(%s)" % C)
+                elif c.kind in ("text", "varchar"):
+                    aggs.append(rng.choice(["max(%s)" % C, "md5(string_agg(%s, ',' ORDER BY %s.id))" % (C, a),
+                                            "min(length(%s))" % C]))
+                elif c.kind == "jsonb":
+                    aggs.append(rng.choice(["md5(jsonb_agg(%s ORDER BY %s.id)::text)" % (C, a),
+                                            "jsonb_agg(%s->'a' ORDER BY %s.id)" % (C, a),
+                                            "string_agg(%s->>'k', ',' ORDER BY %s.id)" % (C, a)]))
+                else:
+                    aggs.append("count(%s)" % C)
+            exprs, _ = self.select_list(a, cols, 1, allow_heavy=False)
+            aggs.append("max(md5((%s)::text))" % exprs[0])
+            sql = "SELECT %s AS g, %s FROM %s %s%s GROUP BY 1 ORDER BY 1" % (g, ", ".join(aggs), tname, a, W())
+            if rng.random() < 0.3:
+                sql = sql.replace(" ORDER BY 1", " HAVING count(*) > 1 ORDER BY 1")
+            return sql, True, sets, role
+        if shape == "distinct":
+            exprs, _ = self.select_list(a, cols, rng.randint(1, 2), allow_heavy=False)
+            return ("SELECT DISTINCT %s FROM %s %s%s" % (", ".join(exprs), tname, a, W()), False, sets, role)
+        if shape == "selfjoin":
+            ea, ha = self.select_list("a", cols, rng.randint(1, 3))
+            eb, hb = self.select_list("b", cols, rng.randint(1, 3))
+            on = rng.choice(["b.id = a.id + 1", "b.id = a.id", "b.k_int = a.k_int AND b.id BETWEEN a.id AND a.id + 2"])
+            wa = self.pred("a", cols) if rng.random() < 0.7 else "true"
+            wb = self.pred("b", cols, allow_sub=False) if rng.random() < 0.5 else "true"
+            thin = self.thin("a", ha or hb) or "true"
+            sql = ("SELECT a.id, b.id, %s FROM %s a JOIN %s b ON %s WHERE %s AND %s AND %s ORDER BY a.id, b.id"
+                   % (", ".join(ea + eb), tname, tname, on, wa, wb, thin))
+            return sql, True, sets + self.join_sets(), role
+        if shape == "join":
+            exprs, heavy = self.select_list(a, cols, rng.randint(1, 3))
+            oexp = rng.sample(["o.y", "o.big->>'k'", "o.big->'a'", "length(o.y)", "md5(o.big::text)", "o.p3",
+                               "o.big->>'f3'", "pg_column_size(o.big)"], rng.randint(1, 3))
+            jt = rng.choice(["JOIN", "LEFT JOIN"])
+            on = rng.choice(["o.x = %s.k_int" % a, "o.id = %s.id" % a, "o.x = %s.k_int AND o.big->>'b' = 'b2'" % a])
+            sql = ("SELECT %s.id, o.id, %s, %s FROM %s %s %s o ON %s%s ORDER BY %s.id, o.id"
+                   % (a, ", ".join(exprs), ", ".join(oexp), tname, a, jt, on, W(self.thin(a, heavy)), a))
+            return sql, True, sets + self.join_sets(), role
+        if shape == "lateral":
+            exprs, heavy = self.select_list(a, cols, rng.randint(1, 3))
+            lw = rng.choice(["o.x = %s.k_int" % a, "o.id BETWEEN %s.id AND %s.id + 2" % (a, a)])
+            sql = ("SELECT %s.id, l.oid, l.ok, l.oa, %s FROM %s %s CROSS JOIN LATERAL (SELECT o.id AS oid, "
+                   "o.big->>'k' AS ok, o.big->'a' AS oa FROM o WHERE %s AND o.big->>'b' IS NOT NULL "
+                   "ORDER BY o.id LIMIT 2) l%s ORDER BY %s.id, l.oid"
+                   % (a, ", ".join(exprs), tname, a, lw, W(self.thin(a, heavy)), a))
+            return sql, True, sets + self.join_sets(), role
+        if shape == "limit":
+            exprs, heavy = self.select_list(a, cols)
+            return ("SELECT %s.id, %s FROM %s %s%s ORDER BY %s.id LIMIT %d OFFSET %d"
+                    % (a, ", ".join(exprs), tname, a, W(), a, rng.randint(1, 40), rng.randint(0, 30)), True,
+                    sets, role)
+        if shape == "union":
+            e1, h1 = self.select_list(a, cols, 2)
+            e2, h2 = self.select_list(a, cols, 2)
+            w2 = self.pred(a, cols)
+            return ("SELECT %s.id, (%s)::text, (%s)::text FROM %s %s%s UNION ALL SELECT %s.id, (%s)::text, (%s)::text "
+                    "FROM %s %s WHERE %s%s"
+                    % (a, e1[0], e1[1], tname, a, W(self.thin(a, h1)), a, e2[0], e2[1], tname, a, w2,
+                       " AND " + self.thin(a, h2) if h2 else ""), False, sets, role)
+        if shape == "cte":
+            exprs, heavy = self.select_list(a, cols, rng.randint(1, 3))
+            names = ["e%d" % i for i in range(len(exprs))]
+            mat = rng.choice(["", "MATERIALIZED ", "NOT MATERIALIZED "])
+            sql = ("WITH w AS %s(SELECT %s.id, %s FROM %s %s%s) SELECT w.*, o.y IS NULL FROM w LEFT JOIN o ON o.id = w.id"
+                   " ORDER BY w.id" % (mat, a, ", ".join("%s AS %s" % (e, n) for e, n in zip(exprs, names)), tname, a,
+                                       W(self.thin(a, heavy))))
+            return sql, True, sets + self.join_sets(), role
+        if shape == "window":
+            exprs, heavy = self.select_list(a, cols, rng.randint(1, 2))
+            c = rng.choice(cols)
+            e, _ = self.proj(c, a, False)
+            win = rng.choice(["row_number() OVER (PARTITION BY %s.k_int ORDER BY %s.id)" % (a, a),
+                              "lag(md5((%s)::text)) OVER (ORDER BY %s.id)" % (e, a),
+                              "count(*) OVER (PARTITION BY %s.k_int)" % a,
+                              "first_value((%s)::text) OVER (PARTITION BY %s.k_int ORDER BY %s.id)" % (e, a, a)])
+            return ("SELECT %s.id, %s, %s FROM %s %s%s ORDER BY %s.id" % (a, ", ".join(exprs), win, tname, a,
+                                                                        W(self.thin(a, heavy)), a), True, sets, role)
+        if shape == "scalar":
+            exprs, heavy = self.select_list(a, cols, rng.randint(1, 3))
+            sub = rng.choice(["(SELECT count(*) FROM o WHERE o.x = %s.k_int)" % a,
+                              "(SELECT max(o.big->>'k') FROM o WHERE o.x = %s.k_int)" % a,
+                              "(SELECT o.y FROM o WHERE o.id = %s.id)" % a,
+                              "(SELECT max(length(b.%s::text)) FROM %s b WHERE b.id = %s.id + 1)"
+                              % (rng.choice(cols).name, tname, a)])
+            return ("SELECT %s.id, %s, %s FROM %s %s%s ORDER BY %s.id" % (a, ", ".join(exprs), sub, tname, a,
+                                                                        W(self.thin(a, heavy)), a), True, sets, role)
+        if shape == "orderexpr":
+            exprs, heavy = self.select_list(a, cols)
+            return ("SELECT %s.id, %s FROM %s %s%s ORDER BY %s DESC NULLS FIRST, %s.id"
+                    % (a, ", ".join(exprs), tname, a, W(self.thin(a, heavy)), exprs[0], a), True, sets, role)
+        # in_sub
+        exprs, heavy = self.select_list(a, cols)
+        return ("SELECT %s.id, %s FROM %s %s WHERE %s.id IN (SELECT b.id FROM %s b WHERE %s)%s ORDER BY %s.id"
+                % (a, ", ".join(exprs), tname, a, a, tname, self.pred("b", cols),
+                   " AND " + self.thin(a, heavy) if heavy else "", a), True, sets, role)
+
+    def with_sets(self, sets, role, fn):
+        pre = self.settings_sql(sets)
+        if role:
+            pre.append("SET ROLE %s" % RLS_ROLE)
+        for s in pre:
+            self.x(s)
+        try:
+            return fn()
+        finally:
+            if role:
+                self.x("RESET ROLE")
+            for s in self.reset_sql(sets):
+                self.x(s)
+            for s in self.settings_sql([kv for kv in self.session if kv[0] in dict(sets)]):
+                self.x(s)
+
+    def explain_uses(self, sql, sets, role, what):
+        """Whether the read path's plan has a HotheapRead node; checks the plan without it has none."""
+        def run():
+            self.x("SET hotplus.read_path = on")
+            on = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) " + sql)
+            self.x("SET hotplus.read_path = off")
+            off = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) " + sql)
+            return on, off
+        on, off = self.with_sets(sets, role, run)
+        if isinstance(off, list) and any("HotheapRead" in r[0] for r in off):
+            self.problem("%s: a HotheapRead node in a plan made with hotplus.read_path = off" % what, sql,
+                         "\n".join(r[0] for r in off))
+        return isinstance(on, list) and any("HotheapRead" in r[0] for r in on)
+
+    def compare(self, what, sql, on, off, ordered):
+        self.nqueries += 1
+        if isinstance(on, tuple) or isinstance(off, tuple):
+            if isinstance(on, tuple) and isinstance(off, tuple) and on[1] == off[1]:
+                self.nskipped += 1
+                self.skipped_msgs.append("%s [%s]: %s" % (on[2], on[1], sql[:300]))
+                return False
+            self.problem("%s: error on one side" % what, sql, describe_diff(on, off))
+            return False
+        if not ordered:
+            on, off = sorted(on, key=rowkey), sorted(off, key=rowkey)
+        if on != off:
+            self.problem("%s: results differ (read path on vs off)" % what, sql, describe_diff(on, off))
+            return False
+        return True
+
+    def run_query(self, sql, ordered, sets, role):
+        def run():
+            res = {}
+            for mode in self.rng.sample(["on", "off"], 2):
+                self.x("SET hotplus.read_path = %s" % mode)
+                res[mode] = self.fetch(sql)
+            return res
+        res = self.with_sets(sets, role, run)
+        used = self.explain_uses(sql, sets, role, "query")
+        self.nread += used
+        desc = "query%s%s" % (" [%s]" % ", ".join("%s=%s" % kv for kv in sets) if sets else "",
+                              " as %s" % RLS_ROLE if role else "")
+        self.compare(desc, sql, res["on"], res["off"], ordered)
+
+    # -- prepared statements -------------------------------------------------------------------------
+    def prepared(self):
+        rng = self.rng
+        tname, cols = rng.choice(self.tables)
+        a = "t"
+        ptypes, conds, gens = [], [], []
+        ints = [c for c in cols if c.kind == "int" and c.name != "id"]
+        js = [c for c in cols if c.kind == "jsonb"]
+        tx = [c for c in cols if c.kind in ("text", "varchar")]
+        c = rng.choice(ints)
+        ptypes.append("int")
+        conds.append("%s.%s > $%d" % (a, c.name, len(ptypes)))
+        gens.append(lambda c=c: str(rng.randrange(-c.card // 2, c.card)))
+        if js and rng.random() < 0.8:
+            j = rng.choice(js)
+            ptypes.append("text")
+            conds.append("(%s.%s->>'k' = $%d OR %s.%s->>'b' = $%d)" % (a, j.name, len(ptypes), a, j.name, len(ptypes)))
+            gens.append(lambda: "'%s%d'" % (rng.choice("kb"), rng.randrange(20)))
+        if tx and rng.random() < 0.6:
+            t = rng.choice(tx)
+            ptypes.append("text")
+            conds.append("%s.%s >= $%d" % (a, t.name, len(ptypes)))
+            gens.append(lambda: "'s%d'" % rng.randrange(30))
+        if rng.random() < 0.5:
+            ptypes.append("int[]")
+            conds.append("%s.k_int = ANY($%d)" % (a, len(ptypes)))
+            gens.append(lambda: "ARRAY[%d, %d, %d]" % (rng.randrange(50), rng.randrange(50), rng.randrange(50)))
+        exprs, heavy = self.select_list(a, cols)
+        if heavy:
+            conds.append(self.thin(a, heavy))
+        joiner = " AND " if rng.random() < 0.7 else " OR "
+        body = "SELECT %s.id, %s FROM %s %s WHERE %s ORDER BY %s.id" % (a, ", ".join(exprs), tname, a,
+                                                                        "(" + joiner.join(conds[:len(ptypes)]) + ")" +
+                                                                        "".join(" AND " + x for x in conds[len(ptypes):]), a)
+        params = ["(%s)" % ", ".join(g() for g in gens) for _ in range(7)]
+        sets = self.scan_sets()
+        name = "rt_prep"
+
+        def run_mode(mode, switch_after=None):
+            out = []
+            self.x("SET hotplus.read_path = %s" % mode)
+            self.x("DEALLOCATE ALL")
+            self.x("PREPARE %s(%s) AS %s" % (name, ", ".join(ptypes), body))
+            for i, p in enumerate(params):
+                if switch_after is not None and i == switch_after:
+                    self.x("SET hotplus.read_path = off")
+                out.append(self.fetch("EXECUTE %s%s" % (name, p)))
+            return out
+
+        def run():
+            return run_mode("on"), run_mode("off"), run_mode("on", rng.randint(1, 6))
+        on, off, mixed = self.with_sets(sets, False, run)
+
+        def ex():
+            self.x("SET hotplus.read_path = on")
+            self.x("DEALLOCATE ALL")
+            self.x("PREPARE %s(%s) AS %s" % (name, ", ".join(ptypes), body))
+            for p in params[:6]:
+                self.fetch("EXECUTE %s%s" % (name, p))
+            r = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE %s%s" % (name, params[6]))
+            self.x("DEALLOCATE ALL")
+            return isinstance(r, list) and any("HotheapRead" in x[0] for x in r)
+        self.nread += self.with_sets(sets, False, ex)
+        ok = True
+        for i, p in enumerate(params):
+            sql = "PREPARE %s(%s) AS %s; EXECUTE %s%s (execution %d)" % (name, ", ".join(ptypes), body, name, p, i + 1)
+            if ok:
+                ok = self.compare("prepared statement", sql, on[i], off[i], True)
+                self.nqueries -= 1
+        for i, p in enumerate(params):
+            sql = "PREPARE (read path on, switched off before some executions) ...; EXECUTE %s%s (%d)\n  %s" % (
+                name, p, i + 1, body)
+            if ok:
+                ok = self.compare("prepared statement planned on, executed off", sql, mixed[i], off[i], True)
+                self.nqueries -= 1
+        self.nqueries += 1
+
+    # -- cursors -----------------------------------------------------------------------------------------
+    def scroll_cursor(self):
+        rng = self.rng
+        tname, cols = rng.choice(self.tables)
+        a = "t"
+        exprs, heavy = self.select_list(a, cols, allow_heavy=rng.random() < 0.3)
+        where = [self.pred(a, cols, allow_sub=rng.random() < 0.3)] if rng.random() < 0.8 else []
+        if heavy:
+            where.append(self.thin(a, heavy))
+        order = rng.choice(["", "", " ORDER BY %s.id" % a, " ORDER BY %s.id DESC" % a])
+        q = "SELECT %s.id, %s FROM %s %s%s%s" % (a, ", ".join(exprs), tname, a,
+                                              " WHERE " + " AND ".join(where) if where else "", order)
+        scroll = rng.random() < 0.8
+        hold = rng.random() < 0.15
+        ops = []
+        for _ in range(rng.randint(4, 12)):
+            n = rng.randint(1, 8)
+            if scroll:
+                ops.append(rng.choice(["FETCH %d FROM c" % n, "FETCH BACKWARD %d FROM c" % n,
+                                       "FETCH ABSOLUTE %d FROM c" % rng.randint(-5, 30),
+                                       "FETCH RELATIVE %d FROM c" % rng.randint(-4, 6), "MOVE %d IN c" % n,
+                                       "MOVE BACKWARD %d IN c" % n, "FETCH PRIOR FROM c", "FETCH FIRST FROM c",
+                                       "FETCH LAST FROM c", "FETCH NEXT FROM c", "MOVE ABSOLUTE %d IN c" % n,
+                                       "FETCH FORWARD ALL FROM c", "FETCH BACKWARD ALL FROM c"]))
+            else:
+                ops.append(rng.choice(["FETCH %d FROM c" % n, "MOVE %d IN c" % n, "FETCH NEXT FROM c"]))
+        sets = self.scan_sets()
+        decl = "DECLARE c %sCURSOR %sFOR %s" % ("SCROLL " if scroll else "NO SCROLL ", "WITH HOLD " if hold else "", q)
+
+        def run():
+            res = {}
+            for mode in ("on", "off"):
+                self.x("SET hotplus.read_path = %s" % mode)
+                out = []
+                self.x("BEGIN")
+                try:
+                    r = self.fetch(decl)
+                    if isinstance(r, tuple):
+                        out.append(r)
+                    else:
+                        if hold:
+                            self.x("COMMIT")
+                        for op in ops:
+                            r = self.fetch(op)
+                            out.append(r if r is not None else self.cur.statusmessage)
+                            if isinstance(r, tuple):
+                                break
+                finally:
+                    self.fetch("ROLLBACK")
+                    if hold:
+                        self.fetch("CLOSE c")
+                res[mode] = out
+            return res
+        res = self.with_sets(sets, False, run)
+        self.nread += self.explain_uses(q, sets, False, "cursor")
+        self.nqueries += 1
+        on, off = res["on"], res["off"]
+        if len(on) != len(off):
+            self.problem("scroll cursor: different number of steps", decl, "on %s\noff %s" % (short(on), short(off)))
+            return
+        for i, (x, y) in enumerate(zip(on, off)):
+            if x != y:
+                if isinstance(x, tuple) and isinstance(y, tuple) and x[1] == y[1]:
+                    self.nskipped += 1
+                    self.skipped_msgs.append("%s [%s]: %s" % (x[2], x[1], decl[:300]))
+                    return
+                self.problem("cursor: step %d (%s) differs" % (i, ops[i - 1] if i else "DECLARE"), decl + "; " + "; ".join(ops),
+                             describe_diff(x, y) if isinstance(x, list) and isinstance(y, list) else
+                             "on %s\noff %s" % (short(x), short(y)))
+                return
+
+    def copies(self, base, n):
+        for suffix in ("on", "off"):
+            for s in self.shape.build("%s_%s" % (base, suffix), n):
+                self.x(s)
+
+    def table_rows(self, name):
+        return self.x("SELECT id, %s::text FROM %s %s ORDER BY id" % ("r", name, "r"))
+
+    def update_set(self, alias, cols):
+        rng = self.rng
+        sets = []
+        for c in rng.sample([c for c in cols if c.name != "id"], rng.randint(1, 3)):
+            C = "%s.%s" % (alias, c.name) if alias else c.name
+            if c.kind == "int":
+                sets.append("%s = %s + 1" % (c.name, C))
+            elif c.kind in ("text", "varchar"):
+                sets.append("%s = %s" % (c.name, rng.choice(["left(%s || 'u', %d)" % (C, c.vlen or 100000),
+                                                             c.big("id") if c.bigpct else "'u' || id"])))
+            elif c.kind == "jsonb":
+                sets.append("%s = %s || jsonb_build_object('k', 'k%d', 'u', true)" % (c.name, C, rng.randrange(20)))
+            elif c.kind == "bool":
+                sets.append("%s = NOT %s" % (c.name, C))
+            elif c.kind == "numeric":
+                sets.append("%s = %s * 2" % (c.name, C))
+            else:
+                sets.append("%s = %s" % (c.name, C))
+        return ", ".join(sets)
+
+    def current_of(self):
+        rng = self.rng
+        n = min(self.shape.n, 150)
+        self.copies("w", n)
+        cols = self.shape.cols
+        a = "t"
+        exprs, _ = self.select_list(a, cols, allow_heavy=False)
+        exprs = [e for e in exprs if "tableoid" not in e]
+        where = self.pred(a, cols, allow_sub=False) if rng.random() < 0.8 else "true"
+        forupd = rng.random() < 0.5
+        actions = [rng.choice(["skip", "skip", "update", "update", "delete"]) for _ in range(40)]
+        upd = self.update_set(None, cols)
+        res = {}
+        for mode in ("on", "off"):
+            tbl = "w_%s" % mode
+            q = "SELECT %s.id, %s FROM %s %s WHERE %s%s" % (a, ", ".join(exprs), tbl, a, where,
+                                                           " FOR UPDATE" if forupd else "")
+            self.x("SET hotplus.read_path = %s" % mode)
+            if mode == "on":
+                self.nread += self.explain_uses(q, [], False, "WHERE CURRENT OF cursor")
+                self.x("SET hotplus.read_path = %s" % mode)
+            out = []
+            self.x("BEGIN")
+            try:
+                r = self.fetch("DECLARE c CURSOR FOR " + q)
+                if isinstance(r, tuple):
+                    out.append(r)
+                else:
+                    for act in actions:
+                        r = self.fetch("FETCH 1 FROM c")
+                        out.append(r)
+                        if isinstance(r, tuple) or not r:
+                            break
+                        if act == "update":
+                            r = self.fetch("UPDATE %s SET %s WHERE CURRENT OF c" % (tbl, upd))
+                            out.append(r if isinstance(r, tuple) else self.cur.statusmessage)
+                        elif act == "delete":
+                            r = self.fetch("DELETE FROM %s WHERE CURRENT OF c RETURNING id" % tbl)
+                            out.append(r)
+                        if isinstance(r, tuple):
+                            break
+                self.fetch("COMMIT")
+            finally:
+                self.fetch("ROLLBACK")
+            res[mode] = (out, self.table_rows(tbl))
+        self.nqueries += 1
+        desc = "DECLARE c CURSOR FOR %s; UPDATE w_on/w_off SET %s WHERE CURRENT OF c (actions %s)" % (
+            q.replace("w_off", "w_on/w_off"), upd, " ".join(actions[:12]))
+        (o1, t1), (o2, t2) = res["on"], res["off"]
+        if o1 != o2:
+            i = next(i for i in range(min(len(o1), len(o2)) + 1) if i >= len(o1) or i >= len(o2) or o1[i] != o2[i])
+            self.problem("WHERE CURRENT OF: cursor results differ at step %d" % i, desc,
+                         "on %s\noff %s" % (short(o1[i:i + 2], 600), short(o2[i:i + 2], 600)))
+        elif t1 != t2:
+            self.problem("WHERE CURRENT OF: final tables differ", desc, describe_diff(t1, t2))
+        self.x("DROP TABLE w_on, w_off")
+
+    # -- EvalPlanQual --------------------------------------------------------------------------------------
+    def epq(self):
+        rng = self.rng
+        n = min(self.shape.n, 120)
+        self.copies("e", n)
+        cols = self.shape.cols
+        upd_a = self.update_set("t", cols)
+        mod = rng.choice([2, 3, 4])
+        where_a = "t.id %% %d = %d" % (mod, rng.randrange(mod))
+        if rng.random() < 0.3:
+            where_a += " AND " + self.pred("t", cols, allow_sub=False)
+        kind = rng.choice(["update", "update", "delete", "select"])
+        pb = self.pred("t", cols, allow_sub=False)
+        if rng.random() < 0.5:
+            pb = "(%s OR %s)" % (pb, self.pred("t", cols, allow_sub=False))
+        exprs, _ = self.select_list("t", cols, allow_heavy=False)
+        exprs = [e for e in exprs if "ctid" not in e and "xmin" not in e and "tableoid" not in e]
+        ret = "t.id, " + ", ".join(exprs)
+        commit = rng.random() < 0.8
+        join = rng.random() < 0.25
+
+        def stmt_b(tbl):
+            if kind == "update":
+                s = "UPDATE %s t SET %s%s WHERE %s%s RETURNING %s" % (
+                    tbl, self.update_set_b, " FROM o" if join else "", pb, " AND o.id = t.id" if join else "", ret)
+            elif kind == "delete":
+                s = "DELETE FROM %s t%s WHERE %s%s RETURNING %s" % (tbl, " USING o" if join else "", pb,
+                                                                   " AND o.id = t.id" if join else "", ret)
+            else:
+                s = "SELECT %s FROM %s t WHERE %s ORDER BY t.id %s" % (ret, tbl, pb, rng_lock)
+            return s
+        self.update_set_b = self.update_set("t", cols)
+        rng_lock = rng.choice(["FOR UPDATE", "FOR NO KEY UPDATE", "FOR SHARE"])
+        res = {}
+        cur_a, cur_b = self.conn_a.cursor(), self.conn_b.cursor()
+        pid_b = int(self.x("SELECT pg_backend_pid()", cur_b)[0][0])
+        for mode in ("on", "off"):
+            tbl = "e_%s" % mode
+            sb = stmt_b(tbl)
+            self.x("SET hotplus.read_path = %s" % mode, cur_b)
+            if mode == "on":
+                self.x("SET hotplus.read_path = on")
+                self.nread += self.explain_uses(sb, [], False, "EvalPlanQual statement")
+            self.conn_b.commit()
+            box = {}
+
+            def b_run():
+                try:
+                    box["rows"] = self.fetch(sb, cur_b)
+                    box["count"] = cur_b.rowcount
+                    if not isinstance(box["rows"], tuple):
+                        self.conn_b.commit()
+                except Exception as e:  # noqa: BLE001 (reported below)
+                    box["exc"] = e
+            ra = self.fetch("UPDATE %s t SET %s WHERE %s" % (tbl, upd_a, where_a), cur_a)
+            th = threading.Thread(target=b_run)
+            th.start()
+            waited = False
+            deadline = time.time() + 3
+            while time.time() < deadline and th.is_alive():
+                w = self.x("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %d" % pid_b)
+                if w and w[0][0] == "Lock":
+                    waited = True
+                    break
+                time.sleep(0.02)
+            if commit:
+                self.conn_a.commit()
+            else:
+                self.conn_a.rollback()
+            th.join(60)
+            if th.is_alive():
+                raise Crash("session B did not finish")
+            if "exc" in box:
+                if isinstance(box["exc"], Crash):
+                    raise box["exc"]
+                raise box["exc"]
+            rows = box["rows"]
+            if isinstance(rows, list):
+                rows = sorted(rows, key=rowkey)
+            res[mode] = (ra if isinstance(ra, tuple) else None, rows, box["count"], waited, self.table_rows(tbl))
+        self.nqueries += 1
+        desc = "A: UPDATE t SET %s WHERE %s; B: %s; A %s" % (upd_a, where_a, stmt_b("t"),
+                                                            "COMMIT" if commit else "ROLLBACK")
+        on, off = res["on"], res["off"]
+        if isinstance(on[1], tuple) and isinstance(off[1], tuple) and on[1][1] == off[1][1]:
+            self.nskipped += 1
+            self.skipped_msgs.append("%s [%s]: %s" % (on[1][2], on[1][1], desc[:300]))
+        elif on[0] != off[0]:
+            self.problem("EvalPlanQual: session A differs", desc, "on %s\noff %s" % (short(on[0]), short(off[0])))
+        elif on[1] != off[1] or on[2] != off[2]:
+            self.problem("EvalPlanQual: session B's result differs (B waited: on %s, off %s)" % (on[3], off[3]), desc,
+                         describe_diff(on[1], off[1]) if isinstance(on[1], list) and isinstance(off[1], list)
+                         else "on %s\noff %s" % (short(on[1]), short(off[1])))
+        elif on[4] != off[4]:
+            self.problem("EvalPlanQual: final tables differ", desc, describe_diff(on[4], off[4]))
+        self.epq_waits = getattr(self, "epq_waits", 0) + (1 if on[3] else 0)
+        self.x("DROP TABLE e_on, e_off")
+
+    # -- the seed -----------------------------------------------------------------------------------------
+    def run(self):
+        self.setup()
+        nq = self.rng.randint(40, 55)
+        for i in range(nq):
+            sql, ordered, sets, role = self.gen_query()
+            self.run_query(sql, ordered, sets, role)
+        for _ in range(self.rng.randint(2, 3)):
+            self.prepared()
+        for _ in range(self.rng.randint(2, 4)):
+            self.scroll_cursor()
+        for _ in range(2):
+            self.current_of()
+        for _ in range(2):
+            self.epq()
+        for s in self.reset_sql(self.session):
+            self.x(s)
+        self.x("RESET hotplus.read_path")
+        self.x("SELECT 1")
+        return self.problems
+
+    def drop(self):
+        try:
+            self.x("RESET ALL")
+            self.x("DROP SCHEMA IF EXISTS %s CASCADE" % self.schema)
+        except psycopg2.Error:
+            pass
+
+
+def all_text(conn):
+    """Every value comes back as PostgreSQL's text output."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT oid FROM pg_type")
+        oids = tuple(r[0] for r in cur.fetchall())
+    psycopg2.extensions.register_type(psycopg2.extensions.new_type(oids, "RT_TEXT", lambda v, c: v), conn)
+
+
+def connect(wait=0, autocommit=True):
+    deadline = time.time() + wait
+    while True:
+        try:
+            conn = psycopg2.connect("")
+            break
+        except psycopg2.OperationalError:
+            if time.time() > deadline:
+                raise
+            time.sleep(1)
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute("SET statement_timeout = '120s'")
+        cur.execute("SET TimeZone = 'UTC'")
+        cur.execute("SET client_min_messages = warning")
+    all_text(conn)
+    conn.autocommit = autocommit
+    return conn
+
+
+def prepare_database():
+    conn = connect(wait=30)
+    with conn.cursor() as cur:
+        cur.execute("CREATE EXTENSION IF NOT EXISTS hotplus")
+        cur.execute("DO $$ BEGIN CREATE ROLE %s; EXCEPTION WHEN duplicate_object THEN NULL; END $$" % RLS_ROLE)
+    conn.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", default="1-20")
+    ap.add_argument("--verbose", action="store_true", help="print the skipped queries' errors")
+    ap.add_argument("--avoid", default="", help="comma-separated shape tags to leave out (nullif_size)")
+    ap.add_argument("--keep", action="store_true", help="keep the schemas of failing seeds")
+    args = ap.parse_args()
+    lo, hi = (int(v) for v in args.seeds.split("-"))
+
+    prepare_database()
+    conns = (connect(), connect(autocommit=False), connect(autocommit=False))
+    passed = failed = 0
+    total_q = total_read = total_skip = seeds_read = 0
+    for seed in range(lo, hi + 1):
+        t0 = time.time()
+        s = Seed(conns, seed, args)
+        crashed = False
+        try:
+            problems = s.run()
+        except Crash as e:
+            problems = s.problems + ["the connection was lost (server crash?): %s" % e]
+            crashed = True
+        except psycopg2.Error as e:
+            problems = s.problems + ["error: %s" % str(e).strip()]
+            if any(c.closed for c in conns):
+                crashed = True
+        if not crashed:
+            try:
+                conns[0].cursor().execute("SELECT 1")
+            except psycopg2.Error as e:
+                problems = problems + ["the server is not answering after the seed: %s" % str(e).strip()]
+                crashed = True
+        if crashed:
+            for c in conns:
+                try:
+                    c.close()
+                except psycopg2.Error:
+                    pass
+            time.sleep(2)
+            conns = (connect(wait=60), connect(wait=60, autocommit=False), connect(wait=60, autocommit=False))
+        else:
+            for c in conns[1:]:
+                c.rollback()
+        total_q += s.nqueries
+        total_read += s.nread
+        total_skip += s.nskipped
+        seeds_read += s.nread > 0
+        info = "%d queries, %d through HotheapRead, %d skipped, %.1fs" % (s.nqueries, s.nread, s.nskipped,
+                                                                          time.time() - t0)
+        if problems:
+            failed += 1
+            print("seed %d FAILED (%s; replay: --seeds %d-%d)" % (seed, info, seed, seed))
+            for p in problems[:8]:
+                print("    " + p.replace("\n", "\n    "))
+            if len(problems) > 8:
+                print("    ... and %d more problems" % (len(problems) - 8))
+            if not args.keep and not crashed:
+                s.cur = conns[0].cursor()
+                s.drop()
+        else:
+            passed += 1
+            print("seed %d ok (%s)" % (seed, info))
+            s.drop()
+        if args.verbose:
+            for m in s.skipped_msgs:
+                print("    skipped: " + m)
+        sys.stdout.flush()
+    print("# %d queries, %d through HotheapRead (%.0f%%), %d skipped (%.1f%%); %d of %d seeds used HotheapRead"
+          % (total_q, total_read, 100.0 * total_read / max(1, total_q), total_skip,
+             100.0 * total_skip / max(1, total_q), seeds_read, passed + failed))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
