@@ -307,7 +307,9 @@ def read_section(rows, meta, rr, r5):
     L.append('')
     L.append(f"Single statements (R1, R2, R2t, R4a, R4b): {p.get('r_rounds')} rounds; in each round "
              f"every variant runs its statement once untimed and then {p.get('r_reps')} times timed, "
-             "the round's value being the median of those. Timed from the client around "
+             "the round's value being the median of those (also of the backend's CPU time and of "
+             "its run-queue wait, the time it was runnable but waited for a CPU: "
+             "`/proc/PID/schedstat`). Timed from the client around "
              "`cursor.execute()` (which returns when libpq holds the whole result; no conversion to "
              "Python objects is timed), so planning, execution and sending the result are in it; the "
              "backend's CPU time per statement (`/proc/PID/schedstat`) is the cross-check. Variants "
@@ -337,8 +339,8 @@ def read_section(rows, meta, rr, r5):
              'the same statement with `= 1`), medians:')
     L.append('')
     L.append('| workload | case | variant | statement | plan | JIT functions | runs | median ms | '
-             'median backend CPU ms | rows |')
-    L.append('|---|---|---|---|---|---|---|---|---|---|')
+             'median backend CPU ms | median run-queue wait ms | rows |')
+    L.append('|---|---|---|---|---|---|---|---|---|---|---|')
     for w in ('r1', 'r2', 'r2t', 'r4'):
         for key, c in checks.get(w, {}).items():
             case, variant = key.split(' | ')
@@ -348,7 +350,7 @@ def read_section(rows, meta, rr, r5):
             sql = c['sql'] if len(c['sql']) < 90 else c['sql'][:60] + ' ... ' + c['sql'][-30:]
             L.append(f"| {w} | {case} | {variant} | `{sql}` | {c['plan']} | {c['jit_functions']} | "
                      f"{len(rs)} | {med(values(rs)):.2f} | {med([float(r['cpu_ms']) for r in rs]):.2f} | "
-                     f"{rs[0]['ops']} |")
+                     f"{runq_med(rs)} | {rs[0]['ops']} |")
     L.append('')
     if checks.get('r3'):
         L.append('R3 plans of the prepared statement: ' +
@@ -403,6 +405,11 @@ def read_section(rows, meta, rr, r5):
                      f"{fmt_size(c['toast_bytes'])} | {vals or '-'} |")
         L.append('')
     return L
+
+
+def runq_med(rs):
+    vs = [float(r['runq_ms']) for r in rs if r.get('runq_ms') not in (None, '')]
+    return f'{med(vs):.2f}' if vs else 'n/a'
 
 
 def rows_metric(rows, w, case):

@@ -145,6 +145,7 @@ SET plan_cache_mode = force_generic_plan;
 EXPLAIN (COSTS OFF) EXECUTE fetch5(9);
 EXECUTE fetch5(9);
 -- planned with the read path, run without it: the node only evaluates, same rows
+-- (expected/read_path_1.out: with debug_discard_caches the plan is made again, without it)
 SET hotplus.read_path = off;
 EXPLAIN (VERBOSE, COSTS OFF) EXECUTE fetch5(9);
 EXECUTE fetch5(9);
