@@ -94,6 +94,51 @@ RESET enable_material;
 SELECT * FROM read_check('SELECT c16, (SELECT count(*) FROM wide b WHERE b.c14 = a.c7) FROM wide a WHERE c16 < 30 ORDER BY 1');
 SELECT * FROM read_check('SELECT c16 FROM wide a WHERE EXISTS (SELECT 1 FROM wide b WHERE b.c1 = a.c12 + 1 AND b.c13) AND c16 < 100 ORDER BY 1');
 
+-- Selective deformation over every pair of columns of a table mixing alignments (char,
+-- short, int, double), fixed and variable widths, short and long varlenas, rows with and
+-- without NULLs: each pair read with the read path on must equal the read with it off.
+CREATE TABLE mixed (
+  m1 int2, m2 int8, m3 int4, m4 text, m5 int2, m6 int4, m7 float8, m8 bool, m9 "char",
+  m10 int8, m11 varchar(20), m12 int4, m13 int2, m14 numeric, m15 bool, m16 int4,
+  m17 text, m18 float4, m19 int8, m20 int2, m21 name, m22 int4, m23 bytea, m24 int4
+) USING hotheap;
+INSERT INTO mixed
+SELECT g % 7, g * 3, g, CASE WHEN g % 4 = 0 THEN repeat('t', g * 37 % 300) ELSE 'ab' END,
+       g % 5, g * 11, g / 7.0, g % 2 = 0, chr(65 + g % 26)::"char", g * 1000003, 'v' || g,
+       g % 9, g % 3, g / 3.0, g % 3 = 0, g * 13, repeat('x', g % 9), g / 3.0, g * 7, g % 11,
+       'n' || g, g * 17, decode(repeat('ab', g % 5), 'hex'), g
+FROM generate_series(1, 120) g;
+-- the same rows again with NULLs sprinkled in
+INSERT INTO mixed
+SELECT CASE WHEN g % 3 = 0 THEN NULL ELSE m1 END, m2, CASE WHEN g % 5 = 0 THEN NULL ELSE m3 END,
+       CASE WHEN g % 2 = 0 THEN NULL ELSE m4 END, m5, m6, m7, CASE WHEN g % 7 = 0 THEN NULL ELSE m8 END,
+       m9, m10, m11, m12, CASE WHEN g % 4 = 0 THEN NULL ELSE m13 END, m14, m15, m16, m17, m18,
+       CASE WHEN g % 6 = 0 THEN NULL ELSE m19 END, m20, m21, m22, m23, m24 + 1000
+FROM (SELECT row_number() OVER () AS g, * FROM mixed) s;
+DO $d$
+DECLARE
+  i int;
+  j int;
+  q text;
+  r record;
+  served int := 0;
+  different int := 0;
+BEGIN
+  FOR i IN 1..24 LOOP
+    FOR j IN i..24 LOOP
+      q := format('SELECT m%s::text || ''|'' || m%s::text AS x, m24 AS o FROM mixed', i, j);
+      SELECT * INTO r FROM read_check(q || ' ORDER BY o');
+      IF r.plan = 'HotheapRead' THEN served := served + 1; END IF;
+      IF NOT r.same THEN
+        different := different + 1;
+        RAISE NOTICE 'columns % and % differ', i, j;
+      END IF;
+    END LOOP;
+  END LOOP;
+  RAISE NOTICE '% column pairs read, % through HotheapRead, % different', 24 * 25 / 2, served, different;
+END
+$d$;
+
 -- Columns dropped and added later with a default (not stored in the older rows).
 CREATE TABLE evolved (LIKE wide) USING hotheap;
 INSERT INTO evolved SELECT * FROM wide WHERE c16 <= 500;

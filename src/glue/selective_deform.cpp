@@ -51,7 +51,8 @@ selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted)
 		return false;
 	deform->first_wanted = first;
 	deform->last_wanted = last;
-	deform->columns = static_cast<DeformColumn *>(palloc0(sizeof(DeformColumn) * (last + 1)));
+	// One more entry: a sentinel whose next_wanted ends the walk over wanted columns.
+	deform->columns = static_cast<DeformColumn *>(palloc0(sizeof(DeformColumn) * (last + 2)));
 
 	// Offsets are fixed up to and including the first variable-length column (if it needs
 	// no padding): the same rule heap's deformer uses to fill attcacheoff.
@@ -83,6 +84,45 @@ selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted)
 	}
 	for (ListCell *cell = list_head(wanted); cell != nullptr; cell = lnext(wanted, cell))
 		deform->columns[lfirst_int(cell) - 1].wanted = true;
+
+	int next = last + 1;
+	deform->columns[last + 1].next_wanted = static_cast<int16>(next);
+	for (int i = last; i >= 0; --i)
+	{
+		if (deform->columns[i].wanted)
+			next = i;
+		deform->columns[i].next_wanted = static_cast<int16>(next);
+	}
+	// Runs of fixed-width columns: a column starts a new run after a variable-length column
+	// or when its alignment does not divide the run's first column's.
+	int run_start = -1;
+	uint32 run_length = 0;
+	for (int i = 0; i <= last; ++i)
+	{
+		DeformColumn &column = deform->columns[i];
+		if (column.attlen <= 0)
+		{
+			run_start = -1;
+			continue;
+		}
+		if (run_start < 0 || deform->columns[run_start].alignby % column.alignby != 0)
+		{
+			run_start = i;
+			run_length = 0;
+			column.run_offset = 0;
+		}
+		else
+			column.run_offset = static_cast<int32>(align_to(run_length, column.alignby));
+		run_length = column.run_offset + column.attlen;
+	}
+	for (int i = last; i >= 0; --i)
+	{
+		DeformColumn &column = deform->columns[i];
+		if (column.attlen <= 0)
+			continue;
+		const bool run_goes_on = i < last && deform->columns[i + 1].attlen > 0 && deform->columns[i + 1].run_offset != 0;
+		column.run_last = run_goes_on ? deform->columns[i + 1].run_last : static_cast<int16>(i);
+	}
 	return true;
 }
 
@@ -103,21 +143,61 @@ selective_deform(const SelectiveDeform *deform, TupleTableSlot *slot)
 	const int walk_to = Min(last, stored - 1);
 
 	// Start at the first wanted column when its offset is fixed and nothing before it is
-	// NULL in this tuple; else at the first column.
+	// NULL in this tuple; else at the first column. `offset` is always the end of the
+	// columns passed: where the next column starts before alignment (a NULL column takes no
+	// space, so the next one aligns from there, not from the NULL column's fixed offset).
 	int column = 0;
+	uint32 offset = 0;
 	const int first = deform->first_wanted;
-	if (deform->columns[first].fixed_offset >= 0 && first <= walk_to)
+	if (deform->columns[first].fixed_offset >= 0 && first <= walk_to && first > 0)
 	{
 		bool null_before = false;
 		if (hasnulls)
 			for (int i = 0; i < first && !null_before; ++i)
 				null_before = null_in(bitmap, i);
 		if (!null_before)
+		{
+			const DeformColumn &before = deform->columns[first - 1];
 			column = first;
+			offset = static_cast<uint32>(before.fixed_offset) + before.attlen;
+		}
 	}
-
-	uint32 offset = 0;
 	bool slow = false; // a NULL or a variable-length column was passed: offsets not fixed
+	while (!hasnulls && column <= walk_to)
+	{
+		const DeformColumn &att = deform->columns[column];
+		if (att.attlen > 0)
+		{
+			// A run of fixed-width columns: its wanted ones, then past its end, in one step.
+			const uint32 at = !slow && att.fixed_offset >= 0 ? static_cast<uint32>(att.fixed_offset)
+															 : align_to(offset, att.alignby);
+			const uint32 base = at - att.run_offset;
+			const int run_last = Min(static_cast<int>(att.run_last), walk_to);
+			for (int k = att.next_wanted; k <= run_last; k = deform->columns[k + 1].next_wanted)
+			{
+				const DeformColumn &wanted = deform->columns[k];
+				values[k] = fetch_att(data + base + wanted.run_offset, wanted.attbyval, wanted.attlen);
+				isnull[k] = false;
+			}
+			offset = base + deform->columns[run_last].run_offset + deform->columns[run_last].attlen;
+			column = run_last + 1;
+			continue;
+		}
+		if (!slow && att.fixed_offset >= 0)
+			offset = static_cast<uint32>(att.fixed_offset);
+		else if (att.attlen == -1 && VARATT_NOT_PAD_BYTE(data + offset))
+			; // a short-header varlena is never padded
+		else
+			offset = align_to(offset, att.alignby);
+		if (att.wanted)
+		{
+			values[column] = fetch_att(data + offset, att.attbyval, att.attlen);
+			isnull[column] = false;
+		}
+		offset = att_addlength_pointer(offset, att.attlen, data + offset);
+		slow = true;
+		++column;
+	}
 	for (; column <= walk_to; ++column)
 	{
 		const DeformColumn &att = deform->columns[column];

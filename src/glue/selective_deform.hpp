@@ -3,7 +3,10 @@
 // Heap's deformer fills tts_values[0..n-1] to read column n. This one fills only the wanted
 // columns, jumping to the first one by its fixed offset when the columns before it are
 // fixed-width (and not NULL in the tuple), and walking the columns in between without
-// storing them.
+// storing them. In a tuple without NULLs it crosses a run of fixed-width columns in one
+// step: once the run's first column is aligned, every column of the run lies at a constant
+// distance from it (each column's alignment divides the first one's), so only
+// variable-length columns are walked one by one.
 //
 // Invariants:
 //  1. Afterwards tts_nvalid = last wanted column, every wanted column's value and null flag
@@ -33,6 +36,12 @@ struct DeformColumn
 	bool wanted;
 	uint8 alignby;		 // alignment in bytes
 	int32 fixed_offset; // offset in every tuple with no NULL before it, or -1
+	// Fixed-width columns only: the column's offset from its run's first column, and the
+	// run's last column (a run: consecutive fixed-width columns whose alignments divide the
+	// first one's).
+	int32 run_offset;
+	int16 run_last;
+	int16 next_wanted; // the first wanted column at or after this one (last_wanted + 1: none)
 };
 
 struct SelectiveDeform
