@@ -352,6 +352,10 @@ def read_section(rows, meta, rr, r5):
                      f"{len(rs)} | {med(values(rs)):.2f} | {med([float(r['cpu_ms']) for r in rs]):.2f} | "
                      f"{runq_med(rs)} | {rs[0]['ops']} |")
     L.append('')
+    if checks.get('r4c'):
+        L.append('R4c plans of pgbench -S\'s `SELECT abalance FROM pgbench_accounts WHERE aid = $1`: ' +
+                 '; '.join(f'{v}: {s}' for v, s in checks['r4c'].items()))
+        L.append('')
     if checks.get('r3'):
         L.append('R3 plans of the prepared statement: ' +
                  '; '.join(f'{v}: {s}' for v, s in checks['r3'].items()))
@@ -580,8 +584,9 @@ def render(out):
     L.append('')
     L.append('heap vs hotheap, side by side on one throwaway cluster, interleaved, '
              f"{p.get('w1_rounds', p['rounds'])} rounds for workload 1, {p['rounds']} for the pgbench "
-             f"workloads, {p.get('r_rounds', '-')} for the read workloads' single statements. Ratios are hotheap / heap of the medians; no absolute-time "
-             'claims (a shared 2-core VM).')
+             "workloads" + (f", {p.get('r_rounds')} for the read workloads' single statements"
+                            if (rr or r5) else '') +
+             ". Ratios are hotheap / heap of the medians; no absolute-time claims (a shared 2-core VM).")
     L.append('')
     L.append(f"- command: `{meta['command']}` (mode `{meta['mode']}`)")
     L.append(f"- date: {meta['date']}; total {meta['total_seconds'] // 60} min "
@@ -755,7 +760,9 @@ def render(out):
              'value in ms or TPS, rows/transactions, updates and HOT updates, WAL bytes, index / '
              'TOAST / table sizes before and after, hotplus.so hash, start time).')
     L.append('- `meta.json`: settings, parameters, storage checks.')
-    L.append('- `w1_detoast.png`, `w2_5_tps.png`: the charts above.')
+    charts = [c for c, present in (('`w1_detoast.png`', w1), ('`w2_5_tps.png`', tps)) if present]
+    if charts:
+        L.append(f"- {', '.join(charts)}: the charts above.")
     L.append('')
     with open(os.path.join(out, 'report.md'), 'w') as f:
         f.write('\n'.join(L))
