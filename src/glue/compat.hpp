@@ -222,3 +222,20 @@ extern "C" {
 #include "commands/explain_state.h"
 #endif
 }
+
+// --- The scan slot type of a custom scan ----------------------------------------------------
+// PG16 added CustomScanState.slotOps, the type ExecInitCustomScan gives the node's scan slot
+// (and so the type its filter and output list are compiled for); PG15 always makes it
+// virtual. Returns whether the type could be set before ExecInitCustomScan compiles them.
+inline bool
+compat_set_custom_scan_slot_ops(CustomScanState *node, const TupleTableSlotOps *ops)
+{
+#if PG_VERSION_NUM >= 160000
+	node->slotOps = ops;
+	return true;
+#else
+	(void) node;
+	(void) ops;
+	return false;
+#endif
+}

@@ -54,6 +54,7 @@ struct ReadScanState
 	int *byref_outputs;		   // output columns that may carry a copy
 	bool executed;
 	int64 rows_returned;
+	bool compiled_for_heap_rows; // ExecInitCustomScan compiled the expressions for heap slots
 };
 
 // Markers standing for a shared column's references while the node's expressions are
@@ -222,6 +223,8 @@ create_state(CustomScan *)
 {
 	auto *state = static_cast<ReadScanState *>(palloc0(sizeof(ReadScanState)));
 	NodeSetTag(state, T_CustomScanState);
+	// hotheap's slot type is heap's (see begin()).
+	state->compiled_for_heap_rows = compat_set_custom_scan_slot_ops(&state->css, &TTSOpsBufferHeapTuple);
 	state->css.methods = &read_exec_methods;
 	return reinterpret_cast<Node *>(state);
 }
@@ -235,9 +238,11 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	node->custom_ps = list_make1(state->scan);
 	state->scan_slot = reinterpret_cast<ScanState *>(state->scan)->ss_ScanTupleSlot;
 	// The rows the node evaluates are the scan's, in slots of the scan's type (its own or
-	// EvalPlanQual's, made by the same table AM), not the virtual scan slot the executor gave
-	// the node: its filter and output list are compiled again for those (compiled for a
-	// virtual slot they would read columns without deforming them).
+	// EvalPlanQual's, made by the same table AM). Where the executor could not be told
+	// (PG15: a custom scan's slot is virtual), the filter and output list are compiled again
+	// for those (compiled for a virtual slot they would read columns without deforming them).
+	if (state->scan_slot->tts_ops != &TTSOpsBufferHeapTuple)
+		elog(ERROR, "hotplus: HotheapRead above a scan whose rows are not heap tuples");
 	node->ss.ps.scanops = state->scan_slot->tts_ops;
 	node->ss.ps.scanopsfixed = true;
 	node->ss.ps.scanopsset = true;
@@ -247,7 +252,8 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	state->active = settings.read_path;
 	if (!state->active)
 	{
-		compile_expressions(state, estate);
+		if (!state->compiled_for_heap_rows)
+			compile_expressions(state, estate);
 		return;
 	}
 	state->row_memory = AllocSetContextCreate(CurrentMemoryContext, "HotheapRead row", ALLOCSET_DEFAULT_SIZES);
@@ -267,7 +273,8 @@ begin(CustomScanState *node, EState *estate, int eflags)
 			state->shared[i].attno = static_cast<AttrNumber>(lfirst_int(cell));
 		}
 	}
-	compile_expressions(state, estate);
+	if (!state->compiled_for_heap_rows || state->nshared > 0)
+		compile_expressions(state, estate);
 	if (state->nshared > 0)
 	{
 		if (node->ss.ps.ps_ProjInfo != nullptr)
