@@ -30,16 +30,23 @@ For each seed, in its own schema (dropped when the seed passes):
 A query that fails the same way (SQLSTATE) in both modes is skipped (counted); a failure on one
 side only, a server crash or a HotheapRead node with the read path off fails the seed.
 
-Usage: readtest.py [--seeds A-B] [--verbose] [--avoid TAG,...]
-Connection from the usual PG* environment variables. Prints one line per seed ("seed N ok
-(...)" or "seed N FAILED ..." with details indented by 4 spaces) and a final line
-"N passed, N failed"; the exit status is non-zero when a seed failed.
---avoid leaves out expression shapes by tag (nullif_size: pg_column_size/pg_column_compression
-of a NULLIF or length coercion result, the shape of the first discrepancy this test found).
+Usage: readtest.py [--seeds A-B] [--verbose] [--avoid TAG,...] [--keep]
+Connection from the usual PG* environment variables (the script creates the extension and a
+role readtest_rls). Prints one line per seed ("seed N ok (...)" or "seed N FAILED ..." with
+details indented by 4 spaces), a summary line starting with "#", and a final line
+"N passed, N failed"; the exit status is non-zero when a seed failed. Replay a seed with
+--seeds S-S; --verbose adds each seed's configuration, phases, skipped and slow queries.
+--avoid leaves out what triggers a known discrepancy, to look for others behind it:
+  nullif_size  pg_column_size/pg_column_compression of a NULLIF or varchar length coercion
+               result (the result is the shared detoasted copy instead of the stored datum);
+  first_null   tables whose first column is fixed-width (selective deformation starting at a
+               NULL first wanted column read the following columns at the wrong offset; fixed
+               by commit 8f95e94);
+  noproj       queries whose plan has a HotheapRead node without a projection (the node
+               declares its result slot virtual, so the parent reads undeformed columns).
 """
 import argparse
 import random
-import re
 import sys
 import threading
 import time
@@ -192,7 +199,7 @@ def weighted(rng, pairs):
 class Shape:
     """A table shape and the deterministic statements that build it (so copies are identical)."""
 
-    def __init__(self, rng):
+    def __init__(self, rng, avoid=()):
         self.rng = rng
         ncols = rng.randint(5, 45)
         cols = []
@@ -209,6 +216,10 @@ class Shape:
             return c
 
         first_special = rng.random() < 0.3
+        if "first_null" in avoid:
+            # Column 1 variable-length: no column after it has a fixed offset (leaves out the
+            # second discrepancy this test found: a NULL first wanted column at a fixed offset).
+            first_special = True
         for i in range(ncols - 2):
             if i == 0 and first_special:
                 kind = rng.choice(["text", "jsonb"])
@@ -242,6 +253,10 @@ class Shape:
         self.initial = list(cols)
         self.cols = list(cols)  # live columns after the build
         self.n = rng.randint(200, 2000)
+        # At most ~60 big values per column (each query reading one detoasts them all).
+        for c in cols:
+            if c.bigpct:
+                c.bigpct = max(2, min(c.bigpct, 6000 // self.n))
         # Later steps, each with a snapshot of the live columns.
         self.steps = []
         live = list(cols)
@@ -369,6 +384,8 @@ class Seed:
         self.problems = []
         self.nqueries = self.nread = self.nskipped = 0
         self.skipped_msgs = []
+        self.slow = []
+        self.navoided = 0
 
     # -- plumbing ---------------------------------------------------------------------------
     def x(self, sql, cur=None):
@@ -407,15 +424,18 @@ class Seed:
 
     # -- setup ------------------------------------------------------------------------------
     def setup(self):
+        t0 = time.time()
         rng = self.rng
         self.x("DROP SCHEMA IF EXISTS %s CASCADE" % self.schema)
         self.x("CREATE SCHEMA %s" % self.schema)
         self.x("SET search_path = %s, public" % self.schema)
         for c in (self.conn_a, self.conn_b):
+            c.rollback()
             self.x("SET search_path = %s, public" % self.schema, c.cursor())
+            c.commit()
         self.x("CREATE FUNCTION rt_h(g int, k int) RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS "
                "$$ SELECT ('x' || substr(md5(g::text || ':' || k::text), 1, 8))::bit(32)::int $$")
-        self.shape = Shape(rng)
+        self.shape = Shape(rng, self.avoid)
         for s in self.shape.build("t", self.shape.n):
             self.x(s)
         self.nrows = int(self.x("SELECT count(*) FROM t")[0][0])
@@ -439,8 +459,10 @@ class Seed:
         # A partitioned table with hotheap partitions (one with another column order).
         if rng.random() < 0.35:
             defs = ", ".join("%s %s%s" % (c.name, c.sqltype, " NOT NULL" if c.notnull else "") for c in self.cols)
-            rdefs = ", ".join("%s %s%s" % (c.name, c.sqltype, " NOT NULL" if c.notnull else "")
-                              for c in reversed(self.cols))
+            order = list(reversed(self.cols))
+            if "first_null" in self.avoid:
+                order = [self.cols[0]] + order[:-1]
+            rdefs = ", ".join("%s %s%s" % (c.name, c.sqltype, " NOT NULL" if c.notnull else "") for c in order)
             a, b = self.nrows // 3, 2 * self.nrows // 3
             self.x("CREATE TABLE pt (%s) PARTITION BY RANGE (id)" % defs)
             self.x("CREATE TABLE pt_1 PARTITION OF pt FOR VALUES FROM (MINVALUE) TO (%d) USING hotheap" % a)
@@ -483,13 +505,18 @@ class Seed:
                              ("min_parallel_index_scan_size", "0")]
         self.jit = rng.random() < 0.25
         if self.jit:
-            self.session += [("jit", "on"), ("jit_above_cost", "0"), ("jit_inline_above_cost", "0"),
-                             ("jit_optimize_above_cost", "0")]
+            # Every query compiled; inlined and optimized too for some (full_jit(): 0.2 s each).
+            self.session += [("jit", "on"), ("jit_above_cost", "0"), ("jit_inline_above_cost", "-1"),
+                             ("jit_optimize_above_cost", "-1")]
+        else:
+            # Not above the default cost thresholds either (forced scan types cost 1e10).
+            self.session += [("jit", "off")]
         self.generic = rng.random() < 0.4
         if self.generic:
             self.session += [("plan_cache_mode", "force_generic_plan")]
         for s in self.settings_sql(self.session):
             self.x(s)
+        self.build_time = time.time() - t0
 
     # -- expression generators -----------------------------------------------------------------
     def tmpl_ok(self, t):
@@ -621,6 +648,11 @@ class Seed:
         return "%s.id %% %d = %d" % (alias, mod, self.rng.randrange(mod))
 
     # -- queries -----------------------------------------------------------------------------------
+    def full_jit(self):
+        if self.jit and self.rng.random() < 0.15:
+            return [("jit_inline_above_cost", "0"), ("jit_optimize_above_cost", "0")]
+        return []
+
     def scan_sets(self):
         r = self.rng.random()
         if r < 0.35:
@@ -792,10 +824,26 @@ class Seed:
             off = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) " + sql)
             return on, off
         on, off = self.with_sets(sets, role, run)
+        self.last_plan = [r[0] for r in on] if isinstance(on, list) else []
         if isinstance(off, list) and any("HotheapRead" in r[0] for r in off):
             self.problem("%s: a HotheapRead node in a plan made with hotplus.read_path = off" % what, sql,
                          "\n".join(r[0] for r in off))
         return isinstance(on, list) and any("HotheapRead" in r[0] for r in on)
+
+    def avoided_plan(self, lines):
+        """The tag of a known discrepancy the plan shows, when --avoid names it (noproj: a HotheapRead
+        node without a projection, which hands its scan's row up as if it were a virtual slot)."""
+        if "noproj" not in self.avoid:
+            return None
+        for i, line in enumerate(lines):
+            if "Custom Scan (HotheapRead)" not in line:
+                continue
+            outs = [l.strip() for l in lines[i + 1:] if l.strip().startswith("Output:")][:2]
+            child = next((l for l in lines[i + 1:] if "->" in l), "")
+            if len(outs) == 2 and outs[0] == outs[1] and child:
+                self.navoided += 1
+                return "noproj"
+        return None
 
     def compare(self, what, sql, on, off, ordered):
         self.nqueries += 1
@@ -814,6 +862,11 @@ class Seed:
         return True
 
     def run_query(self, sql, ordered, sets, role):
+        t0 = time.time()
+        used = self.explain_uses(sql, sets, role, "query")
+        if self.avoided_plan(self.last_plan):
+            return
+
         def run():
             res = {}
             for mode in self.rng.sample(["on", "off"], 2):
@@ -821,11 +874,12 @@ class Seed:
                 res[mode] = self.fetch(sql)
             return res
         res = self.with_sets(sets, role, run)
-        used = self.explain_uses(sql, sets, role, "query")
         self.nread += used
         desc = "query%s%s" % (" [%s]" % ", ".join("%s=%s" % kv for kv in sets) if sets else "",
                               " as %s" % RLS_ROLE if role else "")
         self.compare(desc, sql, res["on"], res["off"], ordered)
+        if time.time() - t0 > 1.5:
+            self.slow.append("%.1fs %s: %s" % (time.time() - t0, desc, sql[:400]))
 
     # -- prepared statements -------------------------------------------------------------------------
     def prepared(self):
@@ -862,8 +916,20 @@ class Seed:
                                                                         "(" + joiner.join(conds[:len(ptypes)]) + ")" +
                                                                         "".join(" AND " + x for x in conds[len(ptypes):]), a)
         params = ["(%s)" % ", ".join(g() for g in gens) for _ in range(7)]
+        self.last_prepared = body + " -- " + " ".join(params)
         sets = self.scan_sets()
         name = "rt_prep"
+
+        def ex():
+            self.x("SET hotplus.read_path = on")
+            self.x("DEALLOCATE ALL")
+            self.x("PREPARE %s(%s) AS %s" % (name, ", ".join(ptypes), body))
+            r = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE %s%s" % (name, params[0]))
+            self.x("DEALLOCATE ALL")
+            return [x[0] for x in r] if isinstance(r, list) else []
+        plan = self.with_sets(sets, False, ex)
+        if self.avoided_plan(plan):
+            return
 
         def run_mode(mode, switch_after=None):
             out = []
@@ -874,22 +940,17 @@ class Seed:
                 if switch_after is not None and i == switch_after:
                     self.x("SET hotplus.read_path = off")
                 out.append(self.fetch("EXECUTE %s%s" % (name, p)))
+            if mode == "on" and switch_after is None:
+                # The plan the later executions used (generic after five custom ones).
+                r = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE %s%s" % (name, params[-1]))
+                out.append(isinstance(r, list) and any("HotheapRead" in x[0] for x in r))
+            self.x("DEALLOCATE ALL")
             return out
 
         def run():
             return run_mode("on"), run_mode("off"), run_mode("on", rng.randint(1, 6))
         on, off, mixed = self.with_sets(sets, False, run)
-
-        def ex():
-            self.x("SET hotplus.read_path = on")
-            self.x("DEALLOCATE ALL")
-            self.x("PREPARE %s(%s) AS %s" % (name, ", ".join(ptypes), body))
-            for p in params[:6]:
-                self.fetch("EXECUTE %s%s" % (name, p))
-            r = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE %s%s" % (name, params[6]))
-            self.x("DEALLOCATE ALL")
-            return isinstance(r, list) and any("HotheapRead" in x[0] for x in r)
-        self.nread += self.with_sets(sets, False, ex)
+        self.nread += on.pop()
         ok = True
         for i, p in enumerate(params):
             sql = "PREPARE %s(%s) AS %s; EXECUTE %s%s (execution %d)" % (name, ", ".join(ptypes), body, name, p, i + 1)
@@ -932,6 +993,9 @@ class Seed:
                 ops.append(rng.choice(["FETCH %d FROM c" % n, "MOVE %d IN c" % n, "FETCH NEXT FROM c"]))
         sets = self.scan_sets()
         decl = "DECLARE c %sCURSOR %sFOR %s" % ("SCROLL " if scroll else "NO SCROLL ", "WITH HOLD " if hold else "", q)
+        used = self.explain_uses(q, sets, False, "cursor")
+        if self.avoided_plan(self.last_plan):
+            return
 
         def run():
             res = {}
@@ -952,13 +1016,13 @@ class Seed:
                             if isinstance(r, tuple):
                                 break
                 finally:
-                    self.fetch("ROLLBACK")
+                    self.end_transaction()
                     if hold:
                         self.fetch("CLOSE c")
                 res[mode] = out
             return res
         res = self.with_sets(sets, False, run)
-        self.nread += self.explain_uses(q, sets, False, "cursor")
+        self.nread += used
         self.nqueries += 1
         on, off = res["on"], res["off"]
         if len(on) != len(off):
@@ -986,13 +1050,14 @@ class Seed:
     def update_set(self, alias, cols):
         rng = self.rng
         sets = []
+        idc = "%s.id" % alias if alias else "id"
         for c in rng.sample([c for c in cols if c.name != "id"], rng.randint(1, 3)):
             C = "%s.%s" % (alias, c.name) if alias else c.name
             if c.kind == "int":
                 sets.append("%s = %s + 1" % (c.name, C))
             elif c.kind in ("text", "varchar"):
                 sets.append("%s = %s" % (c.name, rng.choice(["left(%s || 'u', %d)" % (C, c.vlen or 100000),
-                                                             c.big("id") if c.bigpct else "'u' || id"])))
+                                                             c.big(idc) if c.bigpct else "'u' || %s" % idc])))
             elif c.kind == "jsonb":
                 sets.append("%s = %s || jsonb_build_object('k', 'k%d', 'u', true)" % (c.name, C, rng.randrange(20)))
             elif c.kind == "bool":
@@ -1003,59 +1068,70 @@ class Seed:
                 sets.append("%s = %s" % (c.name, C))
         return ", ".join(sets)
 
+    def end_transaction(self):
+        if self.conn.get_transaction_status() != psycopg2.extensions.TRANSACTION_STATUS_IDLE:
+            self.fetch("ROLLBACK")
+
     def current_of(self):
+        """UPDATE/DELETE WHERE CURRENT OF on two identical copies, one read with the read path on.
+        What is done to a row depends on its id only (the copies' physical order may differ)."""
         rng = self.rng
         n = min(self.shape.n, 150)
         self.copies("w", n)
         cols = self.shape.cols
         a = "t"
         exprs, _ = self.select_list(a, cols, allow_heavy=False)
-        exprs = [e for e in exprs if "tableoid" not in e]
+        exprs = [e for e in exprs if "tableoid" not in e and "ctid" not in e and "xmin" not in e]
         where = self.pred(a, cols, allow_sub=False) if rng.random() < 0.8 else "true"
         forupd = rng.random() < 0.5
-        actions = [rng.choice(["skip", "skip", "update", "update", "delete"]) for _ in range(40)]
+        m_upd, m_del = rng.choice([2, 3, 4]), rng.choice([5, 7])
+        r_upd, r_del = rng.randrange(m_upd), rng.randrange(m_del)
         upd = self.update_set(None, cols)
         res = {}
         for mode in ("on", "off"):
             tbl = "w_%s" % mode
             q = "SELECT %s.id, %s FROM %s %s WHERE %s%s" % (a, ", ".join(exprs), tbl, a, where,
                                                            " FOR UPDATE" if forupd else "")
-            self.x("SET hotplus.read_path = %s" % mode)
             if mode == "on":
                 self.nread += self.explain_uses(q, [], False, "WHERE CURRENT OF cursor")
-                self.x("SET hotplus.read_path = %s" % mode)
+            self.x("SET hotplus.read_path = %s" % mode)
             out = []
             self.x("BEGIN")
             try:
                 r = self.fetch("DECLARE c CURSOR FOR " + q)
                 if isinstance(r, tuple):
-                    out.append(r)
+                    out.append((r,))
                 else:
-                    for act in actions:
+                    for _ in range(n + 1):
                         r = self.fetch("FETCH 1 FROM c")
-                        out.append(r)
                         if isinstance(r, tuple) or not r:
+                            out.append((r,))
                             break
-                        if act == "update":
-                            r = self.fetch("UPDATE %s SET %s WHERE CURRENT OF c" % (tbl, upd))
-                            out.append(r if isinstance(r, tuple) else self.cur.statusmessage)
-                        elif act == "delete":
-                            r = self.fetch("DELETE FROM %s WHERE CURRENT OF c RETURNING id" % tbl)
-                            out.append(r)
-                        if isinstance(r, tuple):
+                        rid = int(r[0][0])
+                        if rid % m_del == r_del:
+                            r2 = self.fetch("DELETE FROM %s WHERE CURRENT OF c RETURNING id" % tbl)
+                        elif rid % m_upd == r_upd:
+                            r2 = self.fetch("UPDATE %s SET %s WHERE CURRENT OF c" % (tbl, upd))
+                            r2 = r2 if isinstance(r2, tuple) else self.cur.statusmessage
+                        else:
+                            r2 = None
+                        out.append((r, r2))
+                        if isinstance(r2, tuple):
                             break
                 self.fetch("COMMIT")
             finally:
-                self.fetch("ROLLBACK")
-            res[mode] = (out, self.table_rows(tbl))
+                self.end_transaction()
+            res[mode] = (sorted(out, key=repr), self.table_rows(tbl))
         self.nqueries += 1
-        desc = "DECLARE c CURSOR FOR %s; UPDATE w_on/w_off SET %s WHERE CURRENT OF c (actions %s)" % (
-            q.replace("w_off", "w_on/w_off"), upd, " ".join(actions[:12]))
+        desc = ("DECLARE c CURSOR FOR %s; FETCH 1 FROM c; DELETE FROM w_on/w_off WHERE CURRENT OF c (id %% %d = %d), "
+                "UPDATE w_on/w_off SET %s WHERE CURRENT OF c (id %% %d = %d)"
+                % (q.replace("w_off", "w_on/w_off"), m_del, r_del, upd, m_upd, r_upd))
         (o1, t1), (o2, t2) = res["on"], res["off"]
         if o1 != o2:
-            i = next(i for i in range(min(len(o1), len(o2)) + 1) if i >= len(o1) or i >= len(o2) or o1[i] != o2[i])
-            self.problem("WHERE CURRENT OF: cursor results differ at step %d" % i, desc,
-                         "on %s\noff %s" % (short(o1[i:i + 2], 600), short(o2[i:i + 2], 600)))
+            d1 = [x for x in o1 if x not in o2][:2]
+            d2 = [x for x in o2 if x not in o1][:2]
+            self.problem("WHERE CURRENT OF: rows fetched or statement results differ", desc,
+                         "only on %s\nonly off %s" % (short(d1, 800), short(d2, 800)))
         elif t1 != t2:
             self.problem("WHERE CURRENT OF: final tables differ", desc, describe_diff(t1, t2))
         self.x("DROP TABLE w_on, w_off")
@@ -1160,19 +1236,35 @@ class Seed:
 
     # -- the seed -----------------------------------------------------------------------------------------
     def run(self):
+        self.phases = []
+        t0 = time.time()
+
+        def phase(name):
+            nonlocal t0
+            self.phases.append("%s %.1fs" % (name, time.time() - t0))
+            t0 = time.time()
         self.setup()
+        phase("setup")
         nq = self.rng.randint(40, 55)
         for i in range(nq):
             sql, ordered, sets, role = self.gen_query()
-            self.run_query(sql, ordered, sets, role)
+            self.run_query(sql, ordered, sets + self.full_jit(), role)
+        phase("queries")
         for _ in range(self.rng.randint(2, 3)):
+            t1 = time.time()
             self.prepared()
+            if time.time() - t1 > 1.5:
+                self.slow.append("%.1fs prepared statement: %s" % (time.time() - t1, self.last_prepared[:600]))
+        phase("prepared")
         for _ in range(self.rng.randint(2, 4)):
             self.scroll_cursor()
+        phase("cursors")
         for _ in range(2):
             self.current_of()
+        phase("current_of")
         for _ in range(2):
             self.epq()
+        phase("epq")
         for s in self.reset_sql(self.session):
             self.x(s)
         self.x("RESET hotplus.read_path")
@@ -1227,7 +1319,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", default="1-20")
     ap.add_argument("--verbose", action="store_true", help="print the skipped queries' errors")
-    ap.add_argument("--avoid", default="", help="comma-separated shape tags to leave out (nullif_size)")
+    ap.add_argument("--avoid", default="", help="comma-separated tags of known discrepancies to leave out "
+                    "(nullif_size, first_null, noproj)")
     ap.add_argument("--keep", action="store_true", help="keep the schemas of failing seeds")
     args = ap.parse_args()
     lo, hi = (int(v) for v in args.seeds.split("-"))
@@ -1272,6 +1365,8 @@ def main():
         seeds_read += s.nread > 0
         info = "%d queries, %d through HotheapRead, %d skipped, %.1fs" % (s.nqueries, s.nread, s.nskipped,
                                                                           time.time() - t0)
+        if s.navoided:
+            info += ", %d left out (--avoid)" % s.navoided
         if problems:
             failed += 1
             print("seed %d FAILED (%s; replay: --seeds %d-%d)" % (seed, info, seed, seed))
@@ -1287,8 +1382,16 @@ def main():
             print("seed %d ok (%s)" % (seed, info))
             s.drop()
         if args.verbose:
+            if hasattr(s, "shape"):
+                print("    config: %d columns, %d rows, tables %s, rls %s, parallel %s, jit %s, generic %s, build %.1fs"
+                      % (len(s.shape.cols), s.nrows, [t for t, _ in s.tables], s.rls, s.parallel, s.jit, s.generic,
+                         s.build_time))
+                print("    phases: " + ", ".join(getattr(s, "phases", [])) +
+                      "; EvalPlanQual scenarios where B waited for A: %d" % getattr(s, "epq_waits", 0))
             for m in s.skipped_msgs:
                 print("    skipped: " + m)
+            for m in s.slow:
+                print("    slow: " + m)
         sys.stdout.flush()
     print("# %d queries, %d through HotheapRead (%.0f%%), %d skipped (%.1f%%); %d of %d seeds used HotheapRead"
           % (total_q, total_read, 100.0 * total_read / max(1, total_q), total_skip,
