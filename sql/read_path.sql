@@ -183,6 +183,18 @@ SELECT * FROM read_check('SELECT d::text FROM docs d WHERE big->>''1'' < big->>'
 SELECT * FROM read_check('SELECT big->>''2'', count(*), max(big->>''3'') FROM docs GROUP BY 1 ORDER BY 1');
 SELECT * FROM read_check('SELECT jsonb_agg(big->''1'' ORDER BY id), string_agg(big->>''2'', '','' ORDER BY id) FROM docs');
 
+-- Below a function that reports storage, even through a function that returns its argument
+-- (NULLIF, a length coercion), the stored datum is what it sees.
+CREATE TABLE shown (id int, v text, w varchar(100)) USING hotheap;
+INSERT INTO shown VALUES (1, 'abc', 'abc'), (2, repeat('xyz', 5000), repeat('xyz', 30));
+SELECT * FROM read_check('SELECT id, pg_column_size(NULLIF(v, ''zz'')), pg_column_compression(NULLIF(v, ''zz'')), length(v), v > ''a'' FROM shown ORDER BY id');
+SELECT * FROM read_check('SELECT id, pg_column_size(w::varchar(50)), length(w), w > ''a'', w < ''z'' FROM shown ORDER BY id');
+SELECT id, pg_column_size(NULLIF(v, 'zz')), pg_column_compression(NULLIF(v, 'zz')), length(v), v > 'a'
+FROM shown ORDER BY id;
+-- A node without a projection hands the scan's row up: the node above deforms it itself.
+SELECT * FROM read_check('SELECT shown.id, shown.v = shown.w, x FROM shown, (VALUES (1), (2)) v(x) WHERE shown.v > ''a'' OR shown.v LIKE ''x%'' ORDER BY 1, 3');
+SELECT s.id, length(s.w), x FROM shown s, (VALUES (1), (2)) v(x) WHERE s.v > 'a' OR s.v LIKE 'x%' ORDER BY 1, 3;
+
 -- Prepared statements, custom and generic plans.
 PREPARE fetch5(int) AS SELECT big->'1', big->'2', big->'3', big->'5', big->'10' FROM docs WHERE id = $1;
 EXECUTE fetch5(3); EXECUTE fetch5(4); EXECUTE fetch5(5); EXECUTE fetch5(6); EXECUTE fetch5(8);

@@ -34,6 +34,7 @@ struct UseWalk
 	bool whole_row;
 	bool *read;	   // [natts]
 	int *detoasting; // [natts]
+	bool counting;	 // false below a node that hides storage (read_references.hpp)
 };
 
 bool
@@ -53,14 +54,23 @@ walk_uses(Node *node, UseWalk *walk)
 		}
 		return false;
 	}
-	List *arguments = detoasting_arguments(node);
+	auto *walker = reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(walk_uses));
+	if (walk->counting && hides_storage(node))
+	{
+		// Still read (deformed), but never served from a shared copy.
+		walk->counting = false;
+		const bool stop = expression_tree_walker(node, walker, walk);
+		walk->counting = true;
+		return stop;
+	}
+	List *arguments = walk->counting ? detoasting_arguments(node) : NIL;
 	for (ListCell *cell = list_head(arguments); cell != nullptr; cell = lnext(arguments, cell))
 	{
 		Var *var = scanned_column(static_cast<Node *>(lfirst(cell)), walk->scanrelid);
 		if (var != nullptr && var->varattno <= walk->natts)
 			walk->detoasting[var->varattno - 1]++;
 	}
-	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(walk_uses)), walk);
+	return expression_tree_walker(node, walker, walk);
 }
 
 List *
@@ -121,7 +131,7 @@ read_node_for(Scan *scan, RewriteContext *context)
 	}
 	TupleDesc desc = RelationGetDescr(rel);
 	UseWalk walk{scan->scanrelid, desc->natts, false, static_cast<bool *>(palloc0(sizeof(bool) * (desc->natts + 1))),
-				 static_cast<int *>(palloc0(sizeof(int) * (desc->natts + 1)))};
+				 static_cast<int *>(palloc0(sizeof(int) * (desc->natts + 1))), true};
 	walk_uses(reinterpret_cast<Node *>(scan->plan.qual), &walk);
 	walk_uses(reinterpret_cast<Node *>(scan->plan.targetlist), &walk);
 

@@ -67,6 +67,31 @@ detoasting_arguments(Node *node)
 	}
 }
 
+bool
+hides_storage(Node *node)
+{
+	if (node == nullptr)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_FuncExpr:
+			return !built_in_value_reader(reinterpret_cast<FuncExpr *>(node)->funcid);
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+			return !built_in_value_reader(reinterpret_cast<OpExpr *>(node)->opfuncid);
+		case T_ScalarArrayOpExpr:
+			return !built_in_value_reader(reinterpret_cast<ScalarArrayOpExpr *>(node)->opfuncid);
+		case T_SubPlan:
+		case T_AlternativeSubPlan:
+		case T_Aggref:
+		case T_WindowFunc:
+			return true;
+		default:
+			return false;
+	}
+}
+
 Var *
 scanned_column(Node *arg, Index scanrelid)
 {

@@ -5,8 +5,10 @@
 // detoasts the argument itself, and gives the same answer for a detoasted copy. Excluded:
 // the functions that report how a value is stored (pg_column_size, pg_column_compression,
 // pg_column_toast_chunk_id), every function that is not built in (it may look at storage),
-// and every other context (a bare output column, CASE results, function arguments of
-// non-built-in functions, ...), where the column's stored datum is used as it is.
+// and every other context (a bare output column, CASE results, ...), where the column's
+// stored datum is used as it is. And no reference anywhere below a call of such a function
+// or inside a subplan's arguments qualifies: a built-in function may return its argument
+// (NULLIF, a length coercion to varchar(n)), which would carry the copy into it.
 //
 // The planner counts qualifying references with these functions and the executor replaces
 // the same references, so both must see the same expression trees.
@@ -23,6 +25,9 @@ namespace hotplus {
 
 // The arguments of `node` that are passed to a built-in function that detoasts them, or NIL.
 List *detoasting_arguments(Node *node);
+
+// Whether nothing below `node` may be served from a shared copy (see above).
+bool hides_storage(Node *node);
 
 // The Var of a user column of relation `scanrelid` that `arg` is, possibly under a
 // RelabelType; else nullptr.

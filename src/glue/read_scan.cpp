@@ -83,6 +83,8 @@ mark_shared_references(Node *node, MarkContext *context)
 {
 	if (node == nullptr)
 		return nullptr;
+	if (hides_storage(node))
+		return static_cast<Node *>(copyObjectImpl(node));
 	List *arguments = detoasting_arguments(node);
 	if (arguments != NIL)
 	{
@@ -246,6 +248,15 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	node->ss.ps.scanops = state->scan_slot->tts_ops;
 	node->ss.ps.scanopsfixed = true;
 	node->ss.ps.scanopsset = true;
+	// Without a projection the node returns the scan's row itself: the node above must
+	// compile its expressions for that slot type too (for a virtual slot it would read
+	// columns nobody deformed). Its children are initialized before it compiles anything.
+	if (node->ss.ps.ps_ProjInfo == nullptr)
+	{
+		node->ss.ps.resultops = state->scan_slot->tts_ops;
+		node->ss.ps.resultopsfixed = true;
+		node->ss.ps.resultopsset = true;
+	}
 	// WHERE CURRENT OF finds this node first (search_plan_tree): it must see the scan's row.
 	node->ss.ss_ScanTupleSlot = state->scan_slot;
 
