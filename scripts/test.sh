@@ -5,6 +5,8 @@
 #   regress       pg_regress suite (sql/, expected/) on a throwaway cluster
 #   isolation     isolation tester specs (specs/, expected/) on a throwaway cluster
 #   differential  randomized hotheap-vs-heap differential test, fixed seeds
+#   read-differential  randomized read path test: random schemas and queries, identical
+#                 results with hotplus.read_path on and off (test/differential/readtest.py)
 #   tap           TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
 #   discard-*     assert-enabled targets only: the hot_*, decision_* and read_* regression
 #                 tests and every isolation spec again with debug_discard_caches = 1 (every
@@ -154,6 +156,18 @@ run_target() { # target
 		f=$((f + 1))
 	fi
 	record differential "$p" "$f"
+
+	# The read path: random schemas and queries, identical results with it on and off.
+	cluster read-differential /usr/bin/python3 test/differential/readtest.py \
+		--seeds "${HOTPLUS_READ_SEEDS:-1-20}" >"$log_dir/read-differential.log" 2>&1
+	grep -E 'FAILED|^    ' "$log_dir/read-differential.log" | head -60 || true
+	p=$(grep -c ' ok (' "$log_dir/read-differential.log")
+	f=$(grep -c ' FAILED' "$log_dir/read-differential.log")
+	if ! grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$log_dir/read-differential.log"; then
+		tail -20 "$log_dir/read-differential.log"
+		f=$((f + 1))
+	fi
+	record read-differential "$p" "$f"
 
 	if ls t/*.pl >/dev/null 2>&1; then
 		HOTPLUS_LOG_DIR=$log_dir bash scripts/tap.sh >"$log_dir/tap.log" 2>&1
