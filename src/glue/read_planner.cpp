@@ -191,6 +191,27 @@ rewrite_list(List *plans, RewriteContext *context)
 		lfirst(cell) = rewrite(static_cast<Plan *>(lfirst(cell)), context);
 }
 
+// The children a plan node keeps outside lefttree and righttree.
+List *
+listed_children(Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			return reinterpret_cast<Append *>(plan)->appendplans;
+		case T_MergeAppend:
+			return reinterpret_cast<MergeAppend *>(plan)->mergeplans;
+		case T_CustomScan:
+			return reinterpret_cast<CustomScan *>(plan)->custom_plans;
+		case T_BitmapAnd:
+			return reinterpret_cast<BitmapAnd *>(plan)->bitmapplans;
+		case T_BitmapOr:
+			return reinterpret_cast<BitmapOr *>(plan)->bitmapplans;
+		default:
+			return NIL;
+	}
+}
+
 Plan *
 rewrite(Plan *plan, RewriteContext *context)
 {
@@ -200,12 +221,6 @@ rewrite(Plan *plan, RewriteContext *context)
 	plan->righttree = rewrite(plan->righttree, context);
 	switch (nodeTag(plan))
 	{
-		case T_Append:
-			rewrite_list(reinterpret_cast<Append *>(plan)->appendplans, context);
-			break;
-		case T_MergeAppend:
-			rewrite_list(reinterpret_cast<MergeAppend *>(plan)->mergeplans, context);
-			break;
 		case T_SubqueryScan:
 		{
 			auto *subquery = reinterpret_cast<SubqueryScan *>(plan);
@@ -220,46 +235,25 @@ rewrite(Plan *plan, RewriteContext *context)
 		case T_BitmapHeapScan:
 			return read_node_for(reinterpret_cast<Scan *>(plan), context);
 		default:
+			rewrite_list(listed_children(plan), context);
 			break;
 	}
 	return plan;
 }
 
-bool
+void
 max_plan_node_id(Plan *plan, int *max_id)
 {
 	if (plan == nullptr)
-		return false;
+		return;
 	*max_id = Max(*max_id, plan->plan_node_id);
 	max_plan_node_id(plan->lefttree, max_id);
 	max_plan_node_id(plan->righttree, max_id);
-	List *children = NIL;
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			children = reinterpret_cast<Append *>(plan)->appendplans;
-			break;
-		case T_MergeAppend:
-			children = reinterpret_cast<MergeAppend *>(plan)->mergeplans;
-			break;
-		case T_SubqueryScan:
-			max_plan_node_id(reinterpret_cast<SubqueryScan *>(plan)->subplan, max_id);
-			break;
-		case T_CustomScan:
-			children = reinterpret_cast<CustomScan *>(plan)->custom_plans;
-			break;
-		case T_BitmapAnd:
-			children = reinterpret_cast<BitmapAnd *>(plan)->bitmapplans;
-			break;
-		case T_BitmapOr:
-			children = reinterpret_cast<BitmapOr *>(plan)->bitmapplans;
-			break;
-		default:
-			break;
-	}
+	if (IsA(plan, SubqueryScan))
+		max_plan_node_id(reinterpret_cast<SubqueryScan *>(plan)->subplan, max_id);
+	List *children = listed_children(plan);
 	for (ListCell *cell = list_head(children); cell != nullptr; cell = lnext(children, cell))
 		max_plan_node_id(static_cast<Plan *>(lfirst(cell)), max_id);
-	return false;
 }
 
 void

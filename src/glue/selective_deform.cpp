@@ -38,6 +38,27 @@ null_in(const bits8 *bitmap, int column)
 	return !(bitmap[column >> 3] & (1 << (column & 0x07)));
 }
 
+// Past one stored (not NULL) column that starts at `offset` before alignment, storing its
+// value if it is wanted: returns where the next column starts before alignment. Offsets
+// cached at init are used while `slow` is false (no NULL and no variable-length column
+// passed yet), as heap's deformer uses attcacheoff.
+inline uint32
+step_over(const DeformColumn &att, int column, char *data, uint32 offset, bool slow, Datum *values, bool *isnull)
+{
+	if (!slow && att.fixed_offset >= 0)
+		offset = static_cast<uint32>(att.fixed_offset);
+	else if (att.attlen == -1 && VARATT_NOT_PAD_BYTE(data + offset))
+		; // a short-header varlena is never padded
+	else
+		offset = align_to(offset, att.alignby);
+	if (att.wanted)
+	{
+		values[column] = fetch_att(data + offset, att.attbyval, att.attlen);
+		isnull[column] = false;
+	}
+	return att_addlength_pointer(offset, att.attlen, data + offset);
+}
+
 } // namespace
 
 bool
@@ -183,18 +204,7 @@ selective_deform(const SelectiveDeform *deform, TupleTableSlot *slot)
 			column = run_last + 1;
 			continue;
 		}
-		if (!slow && att.fixed_offset >= 0)
-			offset = static_cast<uint32>(att.fixed_offset);
-		else if (att.attlen == -1 && VARATT_NOT_PAD_BYTE(data + offset))
-			; // a short-header varlena is never padded
-		else
-			offset = align_to(offset, att.alignby);
-		if (att.wanted)
-		{
-			values[column] = fetch_att(data + offset, att.attbyval, att.attlen);
-			isnull[column] = false;
-		}
-		offset = att_addlength_pointer(offset, att.attlen, data + offset);
+		offset = step_over(att, column, data, offset, slow, values, isnull);
 		slow = true;
 		++column;
 	}
@@ -211,18 +221,7 @@ selective_deform(const SelectiveDeform *deform, TupleTableSlot *slot)
 			slow = true;
 			continue;
 		}
-		if (!slow && att.fixed_offset >= 0)
-			offset = static_cast<uint32>(att.fixed_offset);
-		else if (att.attlen == -1 && VARATT_NOT_PAD_BYTE(data + offset))
-			; // a short-header varlena is never padded
-		else
-			offset = align_to(offset, att.alignby);
-		if (att.wanted)
-		{
-			values[column] = fetch_att(data + offset, att.attbyval, att.attlen);
-			isnull[column] = false;
-		}
-		offset = att_addlength_pointer(offset, att.attlen, data + offset);
+		offset = step_over(att, column, data, offset, slow, values, isnull);
 		if (att.attlen <= 0)
 			slow = true;
 	}
