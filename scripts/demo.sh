@@ -2,7 +2,8 @@
 # The hotplus demo, as root on a fresh Debian 12: installs dependencies, builds and installs
 # hotplus, starts a throwaway PostgreSQL 15 cluster, and runs the same JSONB workload (an
 # UPDATE of a document field that no index covers, on a table with 10 expression indexes
-# over other fields) against a heap table and a hotheap table, side by side.
+# over other fields) against a heap table and a hotheap table, side by side; then a read of
+# five fields of a toasted jsonb on both (the read path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${ROWS:-20000}
@@ -42,6 +43,9 @@ inside() {
 	            FROM hotplus_stat_tables"
 	echo "hot_by_expression: HOT because all 10 expression indexes kept their values; heap cannot know that."
 	rm -f /tmp/hotplus-demo-docs_*
+	echo
+	echo "Reads (hotplus.read_path): five fields of a toasted jsonb, heap and hotheap."
+	psql -X -q -f demo/read.sql
 }
 export -f inside
 export ROWS SECONDS_PER_RUN
