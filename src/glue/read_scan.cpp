@@ -186,16 +186,27 @@ compile_param(ParamListInfo params, Param *param, ExprState *expr, Datum *resv, 
 	ExprEvalPushStep(expr, &step);
 }
 
+// `exprs` with the shared columns' qualifying references replaced by markers (a copy), or
+// `exprs` itself when the node shares no column.
+List *
+with_markers(ReadScanState *state, List *exprs)
+{
+	if (state->nshared == 0)
+		return exprs;
+	auto *plan = reinterpret_cast<CustomScan *>(state->css.ss.ps.plan);
+	MarkContext mark{plan->scan.scanrelid, NIL};
+	for (int i = 0; i < state->nshared; ++i)
+		mark.shared_columns = lappend_int(mark.shared_columns, state->shared[i].attno);
+	return reinterpret_cast<List *>(mark_shared_references(reinterpret_cast<Node *>(exprs), &mark));
+}
+
 // Compiles the filter and output list, with the shared columns' references as markers.
 void
 compile_expressions(ReadScanState *state, EState *estate)
 {
 	auto *plan = reinterpret_cast<CustomScan *>(state->css.ss.ps.plan);
-	MarkContext mark{plan->scan.scanrelid, NIL};
-	for (int i = 0; i < state->nshared; ++i)
-		mark.shared_columns = lappend_int(mark.shared_columns, state->shared[i].attno);
-	List *qual = reinterpret_cast<List *>(mark_shared_references(reinterpret_cast<Node *>(plan->scan.plan.qual), &mark));
-	List *tlist = reinterpret_cast<List *>(mark_shared_references(reinterpret_cast<Node *>(plan->scan.plan.targetlist), &mark));
+	List *const qual = with_markers(state, plan->scan.plan.qual);
+	List *const tlist = with_markers(state, plan->scan.plan.targetlist);
 
 	CompileContext context{estate->es_param_list_info, state};
 	ParamListInfo compiling = makeParamList(0);
@@ -267,15 +278,16 @@ begin(CustomScanState *node, EState *estate, int eflags)
 			compile_expressions(state, estate);
 		return;
 	}
-	state->row_memory = AllocSetContextCreate(CurrentMemoryContext, "HotheapRead row", ALLOCSET_DEFAULT_SIZES);
 	List *deformed = static_cast<List *>(list_nth(plan->custom_private, kPrivateDeformed));
 	List *detoast = static_cast<List *>(list_nth(plan->custom_private, kPrivateDetoast));
 	state->selective = intVal(list_nth(plan->custom_private, kPrivateSelective)) != 0 &&
-					   node->ss.ps.ps_ProjInfo != nullptr && TTS_IS_BUFFERTUPLE(state->scan_slot) &&
+					   node->ss.ps.ps_ProjInfo != nullptr &&
 					   selective_deform_init(&state->deform, state->scan_slot->tts_tupleDescriptor, deformed);
 	state->nshared = list_length(detoast);
 	if (state->nshared > 0)
 	{
+		// Only shared copies live per row; a node without them resets nothing per row.
+		state->row_memory = AllocSetContextCreate(CurrentMemoryContext, "HotheapRead row", ALLOCSET_DEFAULT_SIZES);
 		state->shared = static_cast<SharedColumn *>(palloc0(sizeof(SharedColumn) * state->nshared));
 		int i = 0;
 		for (ListCell *cell = list_head(detoast); cell != nullptr; cell = lnext(detoast, cell), ++i)
@@ -286,16 +298,13 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	}
 	if (!state->compiled_for_heap_rows || state->nshared > 0)
 		compile_expressions(state, estate);
-	if (state->nshared > 0)
+	if (state->nshared > 0 && node->ss.ps.ps_ProjInfo != nullptr)
 	{
-		if (node->ss.ps.ps_ProjInfo != nullptr)
-		{
-			TupleDesc out = node->ss.ps.ps_ResultTupleSlot->tts_tupleDescriptor;
-			state->byref_outputs = static_cast<int *>(palloc(sizeof(int) * Max(out->natts, 1)));
-			for (int i = 0; i < out->natts; ++i)
-				if (!TupleDescAttr(out, i)->attbyval)
-					state->byref_outputs[state->nbyref_outputs++] = i;
-		}
+		TupleDesc out = node->ss.ps.ps_ResultTupleSlot->tts_tupleDescriptor;
+		state->byref_outputs = static_cast<int *>(palloc(sizeof(int) * Max(out->natts, 1)));
+		for (int i = 0; i < out->natts; ++i)
+			if (!TupleDescAttr(out, i)->attbyval)
+				state->byref_outputs[state->nbyref_outputs++] = i;
 	}
 }
 
