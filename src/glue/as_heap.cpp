@@ -1,4 +1,5 @@
 #include "glue/as_heap.hpp"
+#include "glue/relcache_callback.hpp"
 
 extern "C" {
 #include "access/heapam.h"
@@ -33,7 +34,7 @@ reapply_after_rebuild(Datum, Oid relid)
 void
 as_heap_init()
 {
-	CacheRegisterRelcacheCallback(reapply_after_rebuild, (Datum) 0);
+	add_relcache_callback(reapply_after_rebuild);
 }
 
 void

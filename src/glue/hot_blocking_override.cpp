@@ -1,4 +1,5 @@
 #include "glue/hot_blocking_override.hpp"
+#include "glue/relcache_callback.hpp"
 
 extern "C" {
 #include "utils/inval.h"
@@ -21,7 +22,7 @@ note_invalidation(Datum, Oid relid)
 void
 hot_blocking_override_init()
 {
-	CacheRegisterRelcacheCallback(note_invalidation, (Datum) 0);
+	add_relcache_callback(note_invalidation);
 }
 
 bool

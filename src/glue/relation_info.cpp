@@ -1,4 +1,5 @@
 #include "glue/core_state.hpp"
+#include "glue/relcache_callback.hpp"
 
 #include <new>
 
@@ -365,7 +366,7 @@ relation_info_init()
 	ctl.entrysize = sizeof(CacheEntry);
 	ctl.hcxt = CacheMemoryContext;
 	cache = hash_create("hotplus relation info", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	CacheRegisterRelcacheCallback(invalidate, (Datum) 0);
+	add_relcache_callback(invalidate);
 }
 
 RelationInfo *

@@ -1,4 +1,5 @@
 #include "glue/verifier.hpp"
+#include "glue/relcache_callback.hpp"
 
 #include "glue/guarded_build.hpp"
 #include "glue/jsonb_parts.hpp"
@@ -401,7 +402,7 @@ verifier_init()
 	ctl.entrysize = sizeof(CacheEntry);
 	ctl.hcxt = CacheMemoryContext;
 	cache = hash_create("hotplus verifier", 16, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	CacheRegisterRelcacheCallback(invalidate, (Datum) 0);
+	add_relcache_callback(invalidate);
 }
 
 void

@@ -1,0 +1,31 @@
+#include "glue/relcache_callback.hpp"
+
+namespace hotplus {
+
+namespace {
+
+// As many as hotplus's modules add (as_heap, relation_info, verifier, hot_blocking_override).
+constexpr int max_callbacks = 4;
+RelcacheCallbackFunction callbacks[max_callbacks];
+int ncallbacks = 0;
+
+void
+dispatch(Datum arg, Oid relid)
+{
+	for (int i = 0; i < ncallbacks; i++)
+		callbacks[i](arg, relid);
+}
+
+} // namespace
+
+void
+add_relcache_callback(RelcacheCallbackFunction callback)
+{
+	if (ncallbacks == max_callbacks)
+		elog(FATAL, "hotplus: more than %d relcache callbacks", max_callbacks);
+	if (ncallbacks == 0)
+		CacheRegisterRelcacheCallback(dispatch, (Datum) 0);
+	callbacks[ncallbacks++] = callback;
+}
+
+} // namespace hotplus
