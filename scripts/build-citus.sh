@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds Citus from the vendored release archive into the server that $1 (a pg_config) names,
+# once; later calls find it installed and return at once. As root on Debian 12.
+#
+#   bash scripts/build-citus.sh /usr/lib/postgresql/15/bin/pg_config
+#   bash scripts/build-citus.sh /var/cache/hotplus/pg-18-cassert/bin/pg_config
+#
+# Sources: ../shared/vendor (HOTPLUS_VENDOR), unmodified `git archive`s of Citus release tags,
+# checked against its SHA256SUMS before use: 13.2.2 for PostgreSQL 15, 14.0.1 for 16-18.
+# Prints the installed Citus version last. On failure says why, with the log's tail.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+pg_config=${1:?usage: build-citus.sh PG_CONFIG}
+vendor=${HOTPLUS_VENDOR:-$root/../shared/vendor}
+cache=${HOTPLUS_PG_CACHE:-/var/cache/hotplus}
+
+major=$("$pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+case $major in
+	15) version=13.2.2 ;;
+	16 | 17 | 18) version=14.0.1 ;;
+	*) echo "build-citus.sh: no vendored Citus supports PostgreSQL $major" >&2; exit 2 ;;
+esac
+archive=citus-$version.tar.gz
+
+# Installed by an earlier call for this very archive and server: nothing to do.
+stamp=$("$pg_config" --sharedir)/extension/citus.hotplus-build
+if [ -f "$("$pg_config" --pkglibdir)/citus.so" ] && [ -f "$stamp" ] &&
+	[ "$(cat "$stamp")" = "$version $("$pg_config" --version)" ]; then
+	echo "$version"
+	exit 0
+fi
+
+if [ ! -f "$vendor/$archive" ]; then
+	echo "build-citus.sh: $vendor/$archive not found (set HOTPLUS_VENDOR)" >&2
+	exit 1
+fi
+(cd "$vendor" && grep " $archive\$" SHA256SUMS | sha256sum -c --quiet -) || {
+	echo "build-citus.sh: $vendor/$archive does not match $vendor/SHA256SUMS" >&2
+	exit 1
+}
+
+# Citus's configure wants these (and the server headers include gssapi/gssapi.h).
+export DEBIAN_FRONTEND=noninteractive
+missing=()
+for p in libzstd-dev liblz4-dev libcurl4-openssl-dev libkrb5-dev; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
+fi
+
+mkdir -p "$cache/src"
+build=$(mktemp -d "$cache/src/citus-$version-pg$major.XXXXXX")
+log=$cache/src/citus-$version-pg$major.log
+trap 'rm -rf "$build"' EXIT
+tar xzf "$vendor/$archive" -C "$build" --strip-components=1
+cd "$build"
+
+# 13.2.2 defines its own static have_createdb_privilege() for PostgreSQL < 16; 15.20 exports
+# the same function from commands/dbcommands.h, and the two clash. Keep the server's.
+if grep -qs 'have_createdb_privilege' "$("$pg_config" --includedir-server)/commands/dbcommands.h"; then
+	perl -0pi -e 's/static inline bool\s*\nhave_createdb_privilege\(void\)\s*\n\{.*?\n\}\n//s' \
+		src/include/pg_version_compat.h
+fi
+
+fail() {
+	echo "build-citus.sh: $1 failed; the last lines of $log:" >&2
+	tail -30 "$log" >&2
+	exit 1
+}
+./configure PG_CONFIG="$pg_config" >"$log" 2>&1 || fail configure
+make -j"$(nproc)" >>"$log" 2>&1 || fail make
+make install >>"$log" 2>&1 || fail "make install"
+echo "$version $("$pg_config" --version)" >"$stamp"
+echo "$version"
