@@ -18,7 +18,16 @@
 //    invalidation from the pg_class update);
 //  - the dependency record is changed exactly like ALTER TABLE SET ACCESS METHOD does
 //    (changeDependencyFor), so DROP EXTENSION stays blocked by converted tables;
-//  - the relfilenode, the data, the indexes and the TOAST table are untouched.
+//  - the relfilenode, the data, the indexes and the TOAST table are untouched;
+//  - a Citus distributed table (or reference table, or Citus local table) named on the
+//    coordinator switches everywhere: first every shard placement, then the shell table
+//    on every other node, each by this same function run there (Citus's
+//    run_command_on_placements / run_command_on_workers), then the coordinator's own table.
+//    The remote switches commit on their own (Citus runs those commands outside the
+//    coordinator's transaction), so an error part-way leaves some nodes switched: running
+//    the function again finishes the job, because a table already switched is skipped.
+//    For the same reason it is refused inside a transaction block there. On any other
+//    node the function switches only that node's table.
 #include "glue/pg.hpp"
 
 extern "C" {
@@ -32,7 +41,10 @@ extern "C" {
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_type_d.h"
 #include "commands/defrem.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
 #include "commands/tablecmds.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -117,8 +129,67 @@ check_may_switch(Oid relid, const char *function)
 	return relkind;
 }
 
+// Whether relid is a table Citus distributes (any kind Citus keeps in pg_dist_partition)
+// and this node is the coordinator, which alone may switch it everywhere.
+bool
+is_citus_table_on_coordinator(Oid relid)
+{
+	if (!OidIsValid(get_extension_oid("citus", true)))
+		return false;
+	Oid argtypes[] = {OIDOID};
+	Datum args[] = {ObjectIdGetDatum(relid)};
+	SPI_connect();
+	if (SPI_execute_with_args("SELECT pg_catalog.citus_is_coordinator() AND EXISTS ("
+							  "SELECT FROM pg_catalog.pg_dist_partition WHERE logicalrelid OPERATOR(pg_catalog.=) $1)",
+							  1, argtypes, args, nullptr, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "could not read Citus's metadata");
+	bool isnull;
+	const bool result = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return result && !isnull;
+}
+
+// Runs `function` (this very function, as the remote nodes know it) on every shard placement
+// of the distributed table relid, then on its shell table on every worker; errors with the
+// first node's message if any of them failed.
+void
+switch_citus_placements(Oid relid, Oid function_oid, const char *function)
+{
+	const char *qualified_function = quote_qualified_identifier(
+		get_namespace_name(get_func_namespace(function_oid)), function);
+	const char *qualified_table = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+															 get_rel_name(relid));
+	// run_command_on_placements puts each shard's qualified name where %s is; dollar
+	// quotes keep any name intact.
+	const char *on_shards = psprintf("SELECT %s($hotplus$%%s$hotplus$::pg_catalog.regclass)", qualified_function);
+	const char *on_shells =
+		psprintf("SELECT CASE WHEN pg_catalog.to_regclass(%s) IS NULL THEN 0 ELSE %s(%s::pg_catalog.regclass) END",
+				 quote_literal_cstr(qualified_table), qualified_function, quote_literal_cstr(qualified_table));
+	Oid argtypes[] = {REGCLASSOID, TEXTOID, TEXTOID};
+	Datum args[] = {ObjectIdGetDatum(relid), CStringGetTextDatum(on_shards), CStringGetTextDatum(on_shells)};
+	SPI_connect();
+	if (SPI_execute_with_args("SELECT format('%s:%s', nodename, nodeport), result"
+							  " FROM pg_catalog.run_command_on_placements($1, $2) WHERE NOT success"
+							  " UNION ALL "
+							  "SELECT format('%s:%s', nodename, nodeport), result"
+							  " FROM pg_catalog.run_command_on_workers($3) WHERE NOT success",
+							  3, argtypes, args, nullptr, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not run %s() on Citus's nodes", function);
+	if (SPI_processed > 0)
+	{
+		char *node = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		char *message = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						errmsg("%s() failed on Citus node %s: %s", function, node, message ? message : "(no message)"),
+						errdetail("Nodes already switched stay switched."),
+						errhint("Fix the cause and run %s() again: tables already switched are skipped.", function)));
+	}
+	SPI_finish();
+}
+
 int32
-switch_access_method(Oid relid, Oid from_am, Oid to_am, const char *function)
+switch_access_method(Oid relid, Oid from_am, Oid to_am, Oid function_oid, const char *function)
 {
 	PreventCommandIfReadOnly(psprintf("%s()", function));
 	PreventCommandIfParallelMode(psprintf("%s()", function));
@@ -129,6 +200,13 @@ switch_access_method(Oid relid, Oid from_am, Oid to_am, const char *function)
 	LockRelationOid(relid, AccessExclusiveLock);
 	const char relkind = check_may_switch(relid, function);
 
+	if (is_citus_table_on_coordinator(relid))
+	{
+		// The nodes commit their switches on their own: a transaction block that rolled
+		// back would leave the shards switched and the coordinator not.
+		PreventInTransactionBlock(true, psprintf("%s() of a Citus table", function));
+		switch_citus_placements(relid, function_oid, function);
+	}
 	if (relkind == RELKIND_RELATION)
 		return switch_table(relid, from_am, to_am, function) ? 1 : 0;
 	int32 switched = 0;
@@ -154,7 +232,8 @@ Datum
 hotplus_convert(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT32(switch_access_method(PG_GETARG_OID(0), HEAP_TABLE_AM_OID,
-										 get_table_am_oid("hotheap", false), "hotplus_convert"));
+										 get_table_am_oid("hotheap", false), fcinfo->flinfo->fn_oid,
+										 "hotplus_convert"));
 }
 
 PG_FUNCTION_INFO_V1(hotplus_revert);
@@ -162,6 +241,6 @@ Datum
 hotplus_revert(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT32(switch_access_method(PG_GETARG_OID(0), get_table_am_oid("hotheap", false),
-										 HEAP_TABLE_AM_OID, "hotplus_revert"));
+										 HEAP_TABLE_AM_OID, fcinfo->flinfo->fn_oid, "hotplus_revert"));
 }
 }
