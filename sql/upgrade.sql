@@ -1,6 +1,7 @@
 -- ALTER EXTENSION hotplus UPDATE from 1.0 on a database with hotheap tables and statistics:
 -- tables keep their access method and rows, the counts gathered before stay, and the view
--- gains the read path's columns (1.1), which then count HotheapRead scans.
+-- gains the read path's columns (1.1), which then count HotheapRead scans; 1.2 adds the
+-- statistics of Citus distributed tables, empty where Citus is not installed.
 CREATE DATABASE hotplus_upgrade;
 \c hotplus_upgrade
 CREATE EXTENSION hotplus VERSION '1.0';
@@ -21,14 +22,26 @@ SELECT relname, updates, read_scans, read_rows FROM hotplus_stat_tables;
 UPDATE docs SET doc = doc || jsonb_build_object('x', 2);
 SELECT relname, updates, hot_by_expression FROM hotplus_stat_tables;
 SELECT count(*) FROM hotplus_advise();
--- the updated objects are those of a fresh installation of 1.1
+SELECT count(*) FROM hotplus_stat_distributed_tables;
+-- the updated objects are those of a fresh installation
 SELECT md5(pg_get_viewdef('hotplus_stat_tables'::regclass)) AS updated_view,
-       md5(pg_get_function_result('hotplus_stat_tables_internal'::regproc)) AS updated_function \gset
+       md5(pg_get_function_result('hotplus_stat_tables_internal'::regproc)) AS updated_function,
+       md5(pg_get_viewdef('hotplus_stat_distributed_tables'::regclass)) AS updated_dist_view,
+       md5(pg_get_functiondef('hotplus_distributed_stat_tables'::regproc)) AS updated_dist_function,
+       (SELECT string_agg(pg_describe_object(classid, objid, 0), ', ' ORDER BY 1)
+        FROM pg_depend WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+          AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'hotplus')) AS updated_members \gset
 CREATE DATABASE hotplus_fresh;
 \c hotplus_fresh
 CREATE EXTENSION hotplus;
+SELECT extversion FROM pg_extension WHERE extname = 'hotplus';
 SELECT md5(pg_get_viewdef('hotplus_stat_tables'::regclass)) = :'updated_view' AS same_view,
-       md5(pg_get_function_result('hotplus_stat_tables_internal'::regproc)) = :'updated_function' AS same_function;
+       md5(pg_get_function_result('hotplus_stat_tables_internal'::regproc)) = :'updated_function' AS same_function,
+       md5(pg_get_viewdef('hotplus_stat_distributed_tables'::regclass)) = :'updated_dist_view' AS same_dist_view,
+       md5(pg_get_functiondef('hotplus_distributed_stat_tables'::regproc)) = :'updated_dist_function' AS same_dist_function,
+       (SELECT string_agg(pg_describe_object(classid, objid, 0), ', ' ORDER BY 1)
+        FROM pg_depend WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+          AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'hotplus')) = :'updated_members' AS same_members;
 \c contrib_regression
 DROP DATABASE hotplus_upgrade;
 DROP DATABASE hotplus_fresh;
