@@ -8,6 +8,8 @@
 #   read-differential  randomized read path test: random schemas and queries, identical
 #                 results with hotplus.read_path on and off (test/differential/readtest.py)
 #   tap           TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
+#   citus         Citus built into the target's server (scripts/build-citus.sh, once), then
+#                 t/citus/*.pl: a coordinator and two workers with distributed hotheap tables
 #   discard-*     assert-enabled targets only: the hot_*, decision_* and read_* regression
 #                 tests and every isolation spec again with debug_discard_caches = 1 (every
 #                 relcache and catcache entry thrown away at each invalidation point)
@@ -87,6 +89,21 @@ regress_suite() { # name diffs make-variables... : one pg_regress-style suite on
 		head -200 "$diffs"
 	fi
 	[ -f "$diffs" ] && cp "$diffs" "$log_dir/$name.diffs"
+}
+
+tap_suite() { # name log-dir files... : TAP files (scripts/tap.sh), counted from prove's summary
+	local name=$1 dir=$2 file=$log_dir/$1.log rc total bad good
+	HOTPLUS_LOG_DIR=$dir bash scripts/tap.sh "${@:3}" >"$file" 2>&1
+	rc=$?
+	grep -E '^t/|^Files=|^Result:|Failed' "$file" || true
+	total=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\),.*/\1/p' "$file")
+	bad=$(grep -oE 'Failed [0-9]+/[0-9]+ subtests' "$file" | awk '{split($2, a, "/"); s += a[1]} END {print s + 0}')
+	if ((rc != 0 && bad == 0)); then bad=1; fi
+	total=${total:-0}
+	good=$((total - bad))
+	((good < 0)) && good=0
+	((rc != 0)) && tail -30 "$file"
+	record "$name" "$good" "$bad"
 }
 
 pg_config_for() { # target -> pg_config path on stdout
@@ -170,18 +187,16 @@ run_target() { # target
 	record read-differential "$p" "$f"
 
 	if ls t/*.pl >/dev/null 2>&1; then
-		HOTPLUS_LOG_DIR=$log_dir bash scripts/tap.sh >"$log_dir/tap.log" 2>&1
-		rc=$?
-		grep -E '^t/|^Files=|^Result:|Failed' "$log_dir/tap.log" || true
-		local total bad good
-		total=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\),.*/\1/p' "$log_dir/tap.log")
-		bad=$(grep -oE 'Failed [0-9]+/[0-9]+ subtests' "$log_dir/tap.log" | awk '{split($2, a, "/"); s += a[1]} END {print s + 0}')
-		if ((rc != 0 && bad == 0)); then bad=1; fi
-		total=${total:-0}
-		good=$((total - bad))
-		((good < 0)) && good=0
-		((rc != 0)) && tail -30 "$log_dir/tap.log"
-		record tap "$good" "$bad"
+		tap_suite tap "$log_dir" t/*.pl
+	fi
+
+	# Citus: hotheap tables distributed over a coordinator and two workers (t/citus), with
+	# Citus built into this target's server from the vendored release once.
+	if bash scripts/build-citus.sh "$PG_CONFIG" >"$log_dir/citus-build.log" 2>&1; then
+		tap_suite citus "$log_dir/citus" t/citus/*.pl
+	else
+		tail -20 "$log_dir/citus-build.log"
+		record citus 0 1
 	fi
 
 	# --- discard caches: code that holds relcache data across an invalidation point -------
@@ -213,7 +228,7 @@ run_target() { # target
 	fi
 
 	if bash scripts/server-log-problems.sh \
-		"$log_dir"/*.server.log $(find "$log_dir/tap" -name '*.log' 2>/dev/null); then
+		"$log_dir"/*.server.log $(find "$log_dir/tap" "$log_dir/citus" -name '*.log' 2>/dev/null); then
 		record server-log 0 1
 	else
 		record server-log 1 0
