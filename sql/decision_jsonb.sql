@@ -78,13 +78,13 @@ SELECT id FROM d WHERE doc->>'n' IN ('1.0', '1.00', '2.0') ORDER BY id;
 SELECT id FROM d WHERE doc->'o' IN ('{"p": 1}', '{"p": 2}', '{"p": 3}') ORDER BY id;
 SELECT id FROM d WHERE (doc->>'z') = '0' AND doc->>'b' IS NOT NULL ORDER BY id;
 
--- Wide documents, compared in one pass over both objects (compare_parts): 80 keys, so the
--- pairs cross jsonb's offset stride (every 32nd entry stores an offset); values of every
--- type, numerics and containers at shifting alignments (a string before them changes
--- length), keys added and removed. An update of the 400 that changes an indexed field's
--- value (as text, which distinguishes 1.0 from 1.00) must not be HOT; one that changes none
--- must not find an index changed (it is HOT, or finds the page full): the expectation is
--- computed before the update, the outcome read from this backend's counters.
+-- Wide documents: 80 keys, so lookups cross jsonb's offset stride (every 32nd entry
+-- stores an offset); values of every type, numerics and containers at shifting alignments
+-- (a string before them changes length), keys added and removed. An update of the 400 that
+-- changes an indexed field's value (as text, which distinguishes 1.0 from 1.00) must not be
+-- HOT; one that changes none must not find an index changed (it is HOT, or finds the page
+-- full): the expectation is computed before the update, the outcome read from this
+-- backend's counters.
 CREATE TABLE w (id int PRIMARY KEY, doc jsonb) USING hotheap WITH (fillfactor = 30);
 INSERT INTO w SELECT g, (SELECT jsonb_object_agg('k' || k, CASE k % 5 WHEN 0 THEN to_jsonb(k * 1.5)
                                                              WHEN 1 THEN to_jsonb(repeat('s', k % 7))
