@@ -169,8 +169,16 @@ read_node_for(Scan *scan, RewriteContext *context)
 	if (IsA(scan, IndexScan))
 		node->flags |= CUSTOMPATH_SUPPORT_MARK_RESTORE;
 	node->custom_relids = bms_make_singleton(scan->scanrelid);
-	node->custom_private = list_make3(makeInteger(decision.selective ? 1 : 0), int_list(decision.deformed),
-									  int_list(decision.detoast_once));
+	List *detoast = int_list(decision.detoast_once);
+	List *marked_qual = NIL;
+	List *marked_tlist = NIL;
+	if (detoast != NIL)
+	{
+		marked_qual = with_shared_markers(scan->plan.qual, scan->scanrelid, detoast);
+		marked_tlist = with_shared_markers(scan->plan.targetlist, scan->scanrelid, detoast);
+	}
+	node->custom_private = list_make5(makeInteger(decision.selective ? 1 : 0), int_list(decision.deformed), detoast,
+									  marked_qual, marked_tlist);
 	node->methods = read_scan_methods();
 
 	// The scan returns whole rows; its initPlans go with the expressions that use them.

@@ -131,6 +131,9 @@ read_shared_column(ExprState *, ExprEvalStep *op, ExprContext *econtext)
 		column->copy = stored;
 		if (VARATT_IS_EXTENDED(DatumGetPointer(stored)))
 		{
+			if (state->row_memory == nullptr)
+				state->row_memory = AllocSetContextCreate(state->css.ss.ps.state->es_query_cxt, "HotheapRead row",
+														  ALLOCSET_DEFAULT_SIZES);
 			MemoryContext caller = MemoryContextSwitchTo(state->row_memory);
 			column->copy = PointerGetDatum(detoast_attr(reinterpret_cast<struct varlena *>(DatumGetPointer(stored))));
 			MemoryContextSwitchTo(caller);
@@ -186,27 +189,16 @@ compile_param(ParamListInfo params, Param *param, ExprState *expr, Datum *resv, 
 	ExprEvalPushStep(expr, &step);
 }
 
-// `exprs` with the shared columns' qualifying references replaced by markers (a copy), or
-// `exprs` itself when the node shares no column.
-List *
-with_markers(ReadScanState *state, List *exprs)
-{
-	if (state->nshared == 0)
-		return exprs;
-	auto *plan = reinterpret_cast<CustomScan *>(state->css.ss.ps.plan);
-	MarkContext mark{plan->scan.scanrelid, NIL};
-	for (int i = 0; i < state->nshared; ++i)
-		mark.shared_columns = lappend_int(mark.shared_columns, state->shared[i].attno);
-	return reinterpret_cast<List *>(mark_shared_references(reinterpret_cast<Node *>(exprs), &mark));
-}
-
 // Compiles the filter and output list, with the shared columns' references as markers.
 void
 compile_expressions(ReadScanState *state, EState *estate)
 {
 	auto *plan = reinterpret_cast<CustomScan *>(state->css.ss.ps.plan);
-	List *const qual = with_markers(state, plan->scan.plan.qual);
-	List *const tlist = with_markers(state, plan->scan.plan.targetlist);
+	const bool marked = state->nshared > 0;
+	List *const qual = marked ? static_cast<List *>(list_nth(plan->custom_private, kPrivateMarkedQual))
+							  : plan->scan.plan.qual;
+	List *const tlist = marked ? static_cast<List *>(list_nth(plan->custom_private, kPrivateMarkedTlist))
+							   : plan->scan.plan.targetlist;
 
 	CompileContext context{estate->es_param_list_info, state};
 	ParamListInfo compiling = makeParamList(0);
@@ -286,8 +278,9 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	state->nshared = list_length(detoast);
 	if (state->nshared > 0)
 	{
-		// Only shared copies live per row; a node without them resets nothing per row.
-		state->row_memory = AllocSetContextCreate(CurrentMemoryContext, "HotheapRead row", ALLOCSET_DEFAULT_SIZES);
+		// Only detoasted copies live per row: the memory for them is made with the first one
+		// (read_shared_column), so a scan whose values are all inline and uncompressed, or a
+		// node without shared columns, resets nothing per row.
 		state->shared = static_cast<SharedColumn *>(palloc0(sizeof(SharedColumn) * state->nshared));
 		int i = 0;
 		for (ListCell *cell = list_head(detoast); cell != nullptr; cell = lnext(detoast, cell), ++i)
@@ -467,6 +460,13 @@ extern const CustomExecMethods read_exec_methods = {
 	nullptr,
 	explain,
 };
+
+List *
+with_shared_markers(List *exprs, Index scanrelid, List *shared_columns)
+{
+	MarkContext mark{scanrelid, shared_columns};
+	return reinterpret_cast<List *>(mark_shared_references(reinterpret_cast<Node *>(exprs), &mark));
+}
 
 const CustomScanMethods *
 read_scan_methods()

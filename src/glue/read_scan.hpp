@@ -36,11 +36,18 @@ inline constexpr const char *kReadNodeName = "HotheapRead";
 // custom_private of a HotheapRead plan: the plan-time decision.
 enum ReadPrivate
 {
-	kPrivateSelective, // Integer: 1 if selective deformation pays
-	kPrivateDeformed,  // IntList: every column the node's expressions read, ascending
-	kPrivateDetoast,   // IntList: columns read through one detoasted copy per row
+	kPrivateSelective,	 // Integer: 1 if selective deformation pays
+	kPrivateDeformed,	 // IntList: every column the node's expressions read, ascending
+	kPrivateDetoast,	 // IntList: columns read through one detoasted copy per row
+	kPrivateMarkedQual,	 // List: the filter with those columns' qualifying references as markers
+	kPrivateMarkedTlist, // List: the output list, likewise (both NIL when kPrivateDetoast is)
 	kPrivateCount
 };
+
+// A copy of exprs (a qual or targetlist of the scan of scanrelid) in which every reference
+// to a column of shared_columns (IntList) that one detoasted copy may serve is a marker
+// (read_references.hpp): made once at plan time, compiled by each execution's node.
+List *with_shared_markers(List *exprs, Index scanrelid, List *shared_columns);
 
 const CustomScanMethods *read_scan_methods();
 void read_scan_init(); // _PG_init
