@@ -4,6 +4,7 @@ extern "C" {
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
 #include "storage/bufmgr.h"
+#include "utils/hsearch.h"
 #include "utils/rel.h"
 }
 
@@ -11,15 +12,24 @@ namespace hotplus {
 
 namespace {
 
+// statement_target_columns()'s answer for one relation.
+struct RelationTargets
+{
+	Oid relid; // the hash key; InvalidOid: not computed
+	bool known;
+	Bitmapset *columns;
+	ResultRelInfo *result_rel; // one result relation of rel with an old-tuple slot
+};
+
 struct RunningStatement
 {
 	QueryDesc *query;
 	RunningStatement *outer;
-	// One-entry cache of statement_target_columns() for this frame.
-	Oid cached_relid;
-	bool cached_known;
-	Bitmapset *cached_columns;
-	ResultRelInfo *cached_result_rel; // one result relation of rel with an old-tuple slot
+	// What the statement may change in each relation it updates, computed once per relation
+	// (in the statement's memory, so constant per result relation whatever the row order):
+	// the first relation here, any further ones in a hash table made when the second appears.
+	RelationTargets first;
+	HTAB *others;
 };
 
 RunningStatement *innermost = nullptr;
@@ -31,10 +41,8 @@ push(RunningStatement *frame, QueryDesc *query)
 {
 	frame->query = query;
 	frame->outer = innermost;
-	frame->cached_relid = InvalidOid;
-	frame->cached_known = false;
-	frame->cached_columns = nullptr;
-	frame->cached_result_rel = nullptr;
+	frame->first = RelationTargets{InvalidOid, false, nullptr, nullptr};
+	frame->others = nullptr;
 	innermost = frame;
 }
 
@@ -99,18 +107,10 @@ collect_from(List *result_relations, EState *estate, Relation rel, bool *found, 
 	return true;
 }
 
-// Fills the frame's cache for rel.
-RunningStatement *
-frame_for(Relation rel)
+// Computes targets for rel in the statement's memory.
+void
+compute_targets(EState *estate, Relation rel, RelationTargets *targets)
 {
-	RunningStatement *frame = innermost;
-	if (frame == nullptr || frame->query->estate == nullptr)
-		return nullptr;
-	if (frame->cached_relid == RelationGetRelid(rel))
-		return frame;
-
-	EState *estate = frame->query->estate;
-	// In the statement's memory: the result lives as long as the frame's cache.
 	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
 	Bitmapset *result = nullptr;
 	bool found = false;
@@ -119,12 +119,42 @@ frame_for(Relation rel)
 				 collect_from(estate->es_tuple_routing_result_relations, estate, rel, &found, &result, &rri) &&
 				 found;
 	MemoryContextSwitchTo(old);
+	targets->known = known;
+	targets->columns = result;
+	targets->result_rel = rri;
+}
 
-	frame->cached_relid = RelationGetRelid(rel);
-	frame->cached_known = known;
-	frame->cached_columns = result;
-	frame->cached_result_rel = rri;
-	return frame;
+// The innermost statement's targets for rel, computed on first use; nullptr outside a
+// statement.
+RelationTargets *
+targets_for(Relation rel)
+{
+	RunningStatement *frame = innermost;
+	if (frame == nullptr || frame->query->estate == nullptr)
+		return nullptr;
+	const Oid relid = RelationGetRelid(rel);
+	if (frame->first.relid == relid)
+		return &frame->first;
+	EState *estate = frame->query->estate;
+	if (frame->first.relid == InvalidOid)
+	{
+		frame->first.relid = relid;
+		compute_targets(estate, rel, &frame->first);
+		return &frame->first;
+	}
+	if (frame->others == nullptr)
+	{
+		HASHCTL ctl;
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(RelationTargets);
+		ctl.hcxt = estate->es_query_cxt;
+		frame->others = hash_create("hotplus statement targets", 16, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	bool found;
+	auto *targets = static_cast<RelationTargets *>(hash_search(frame->others, &relid, HASH_ENTER, &found));
+	if (!found)
+		compute_targets(estate, rel, targets);
+	return targets;
 }
 
 } // namespace
@@ -143,20 +173,20 @@ statement_target_columns(Relation rel, Bitmapset **columns)
 {
 	if (rel->trigdesc != nullptr && rel->trigdesc->trig_update_before_row)
 		return false;
-	RunningStatement *frame = frame_for(rel);
-	if (frame == nullptr)
+	RelationTargets *targets = targets_for(rel);
+	if (targets == nullptr)
 		return false;
-	*columns = frame->cached_columns;
-	return frame->cached_known;
+	*columns = targets->columns;
+	return targets->known;
 }
 
 TupleTableSlot *
 statement_old_version(Relation rel, ItemPointer otid)
 {
-	RunningStatement *frame = frame_for(rel);
-	if (frame == nullptr || frame->cached_result_rel == nullptr)
+	RelationTargets *targets = targets_for(rel);
+	if (targets == nullptr || targets->result_rel == nullptr)
 		return nullptr;
-	TupleTableSlot *slot = frame->cached_result_rel->ri_oldTupleSlot;
+	TupleTableSlot *slot = targets->result_rel->ri_oldTupleSlot;
 	if (slot == nullptr || TTS_EMPTY(slot) || !TTS_IS_BUFFERTUPLE(slot))
 		return nullptr;
 	// Only the page tuple at otid itself, still pinned by the slot: its data cannot change.
