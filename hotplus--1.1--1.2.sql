@@ -1,5 +1,5 @@
 /* hotplus 1.1 -> 1.2: statistics and advice for Citus distributed tables, seen from the
-   coordinator. */
+   coordinator; the statistics' own state (hotplus_stat_info) and a reset of every database. */
 \echo Use "ALTER EXTENSION hotplus UPDATE TO '1.2'" to load this file. \quit
 
 -- One row per distributed table (hash-distributed, reference or Citus local table; a
@@ -164,3 +164,27 @@ GRANT SELECT ON @extschema@.hotplus_stat_distributed_tables TO PUBLIC;
 
 COMMENT ON VIEW @extschema@.hotplus_stat_distributed_tables IS
   'per Citus distributed table: hotplus statistics summed over its shards on every node, and advice (empty without Citus)';
+
+-- The statistics' own state: the mode, the bound on tracked tables (shared mode), how many
+-- tables are tracked (in every database) and how many updates went uncounted because the
+-- bound was reached.
+CREATE FUNCTION @extschema@.hotplus_stat_info(
+    OUT mode pg_catalog.text, OUT max_tracked_tables pg_catalog.int4,
+    OUT tracked_tables pg_catalog.int8, OUT untracked_updates pg_catalog.int8)
+RETURNS pg_catalog.record
+AS 'MODULE_PATHNAME', 'hotplus_stat_info'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION @extschema@.hotplus_stat_info() IS
+  'statistics mode, bound, tracked tables and updates left uncounted because the bound was reached';
+
+-- hotplus_stat_reset(all_databases): with true, every database's statistics (superusers).
+-- An overload, so that privileges granted on hotplus_stat_reset() stay as they were.
+CREATE FUNCTION @extschema@.hotplus_stat_reset(all_databases pg_catalog.bool)
+RETURNS pg_catalog.void
+AS 'MODULE_PATHNAME', 'hotplus_stat_reset'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+REVOKE ALL ON FUNCTION @extschema@.hotplus_stat_reset(pg_catalog.bool) FROM PUBLIC;
+
+COMMENT ON FUNCTION @extschema@.hotplus_stat_reset(pg_catalog.bool) IS
+  'clear the statistics of the current database, or with true of every database (superusers only)';

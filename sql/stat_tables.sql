@@ -49,7 +49,31 @@ UPDATE st SET doc = jsonb_set(doc, '{c}', '"z"') WHERE id <= 10;
 RESET hotplus.enabled;
 SELECT nonhot_other, checks_skipped FROM hotplus_stat_tables WHERE relname = 'st';
 
+-- A dropped table's counts go when the DROP commits (and its indexes' with them); a DROP
+-- rolled back, or undone by ROLLBACK TO SAVEPOINT, keeps them.
+SELECT relname FROM hotplus_stat_tables ORDER BY 1;
+BEGIN;
+DROP TABLE st_img;
+ROLLBACK;
+BEGIN;
+SAVEPOINT s;
+DROP TABLE st_img;
+ROLLBACK TO SAVEPOINT s;
+COMMIT;
+SELECT relname FROM hotplus_stat_tables ORDER BY 1;
+SELECT count(*) FROM hotplus_stat_indexes WHERE relname = 'st';
+BEGIN;
+SAVEPOINT s;
+DROP TABLE st;
+RELEASE SAVEPOINT s;
+COMMIT;
+SELECT relname FROM hotplus_stat_tables ORDER BY 1;
+SELECT count(*) FROM hotplus_stat_indexes;
+-- hotplus_stat_info(): in backend mode, this backend's tables, no bound, nothing untracked.
+SELECT mode, max_tracked_tables, tracked_tables, untracked_updates FROM hotplus_stat_info();
+
 SELECT hotplus_stat_reset();
 SELECT count(*) FROM hotplus_stat_tables;
 SELECT count(*) FROM hotplus_stat_indexes;
-DROP TABLE st, st_img;
+SELECT hotplus_stat_reset(false);
+DROP TABLE st_img;

@@ -1,6 +1,9 @@
 # Statistics in shared mode (hotplus in shared_preload_libraries): counts from several
 # backends add up cluster-wide, survive the end of the sessions that made them, are bounded
-# by hotplus.max_tracked_tables, and hotplus_stat_reset() is refused to a plain user.
+# by hotplus.max_tracked_tables, and hotplus_stat_reset() is refused to a plain user. The
+# entries of dropped tables and databases go, so churn does not fill the bound for good;
+# hotplus_stat_info() shows the bound and what it left uncounted; a superuser can reset
+# every database.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -59,7 +62,52 @@ $node->safe_psql('postgres', join('', map {
 my $tracked = $node->safe_psql('postgres', q{SELECT count(*) FROM hotplus_stat_tables});
 cmp_ok($tracked, '<=', 10, "at most hotplus.max_tracked_tables tables tracked ($tracked)");
 
+my ($untracked) = $node->safe_psql('postgres', q{SELECT untracked_updates FROM hotplus_stat_info()});
+cmp_ok($untracked, '>', 0, "updates beyond the bound are shown as untracked ($untracked)");
+is($node->safe_psql('postgres', q{SELECT format('%s %s %s', mode, max_tracked_tables, tracked_tables <= 10) FROM hotplus_stat_info()}),
+	'shared 10 t', 'hotplus_stat_info shows the mode and the bound');
+
 $node->safe_psql('postgres', 'SELECT hotplus_stat_reset()');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM hotplus_stat_tables}), '0', 'reset clears the counts');
+
+# Churn: ten times, a table is created, updated and dropped; then a new table is counted.
+for my $round (1 .. 10)
+{
+	$node->safe_psql('postgres', qq{
+		CREATE TABLE churn (id int PRIMARY KEY, doc jsonb) USING hotheap;
+		CREATE INDEX ON churn ((doc->>'a'));
+		INSERT INTO churn VALUES (1, '{"a": 1, "b": 1}');
+		UPDATE churn SET doc = '{"a": 1, "b": 2}';
+		DROP TABLE churn;});
+}
+is($node->safe_psql('postgres', q{SELECT tracked_tables FROM hotplus_stat_info()}), '0',
+	'the entries of dropped tables are gone') or
+	diag($node->safe_psql('postgres', q{SELECT * FROM hotplus_stat_tables}));
+$node->safe_psql('postgres', q{
+	CREATE TEMP TABLE tmp (id int PRIMARY KEY, doc jsonb) USING hotheap;
+	INSERT INTO tmp VALUES (1, '{}'); UPDATE tmp SET doc = '{"x": 1}';});
+ok($node->poll_query_until('postgres', q{SELECT tracked_tables = 0 FROM hotplus_stat_info()}),
+	"a session's temporary table goes with the session");
+$node->safe_psql('postgres', q{UPDATE s SET doc = jsonb_set(doc, '{b}', '7') WHERE id = 1});
+is($node->safe_psql('postgres', q{SELECT updates FROM hotplus_stat_tables WHERE relname = 's'}), '1',
+	'after the churn a table is still counted');
+
+# A dropped database's entries go; a reset of every database is for superusers.
+$node->safe_psql('postgres', 'CREATE DATABASE other');
+$node->safe_psql('other', q{CREATE EXTENSION hotplus;
+	CREATE TABLE o (id int PRIMARY KEY, doc jsonb) USING hotheap; CREATE INDEX ON o ((doc->>'a'));
+	INSERT INTO o VALUES (1, '{"a": 1}'); UPDATE o SET doc = '{"a": 1, "b": 1}';});
+is($node->safe_psql('postgres', q{SELECT tracked_tables FROM hotplus_stat_info()}), '2', 'two databases tracked');
+$node->safe_psql('postgres', 'DROP DATABASE other');
+is($node->safe_psql('postgres', q{SELECT tracked_tables FROM hotplus_stat_info()}), '1',
+	"a dropped database's entries are gone");
+($ret, $out, $err) = $node->psql('postgres', 'SELECT hotplus_stat_reset(true)', extra_params => [ '-U', 'plain_user' ]);
+like($err, qr/permission denied for function hotplus_stat_reset/, 'plain users cannot reset every database');
+$node->safe_psql('postgres', q{GRANT EXECUTE ON FUNCTION hotplus_stat_reset(boolean) TO plain_user});
+($ret, $out, $err) = $node->psql('postgres', 'SELECT hotplus_stat_reset(true)', extra_params => [ '-U', 'plain_user' ]);
+like($err, qr/only superusers may reset the statistics of every database/, '... not even when granted the function');
+$node->safe_psql('postgres', 'SELECT hotplus_stat_reset(true)');
+is($node->safe_psql('postgres', q{SELECT tracked_tables || ' ' || untracked_updates FROM hotplus_stat_info()}), '0 0',
+	'a superuser resets every database, and the untracked count');
 
 done_testing();

@@ -5,6 +5,9 @@
 extern "C" {
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_class_d.h"
+#include "catalog/pg_database_d.h"
 #include "catalog/pg_type_d.h"
 #include "executor/executor.h"
 #include "funcapi.h"
@@ -215,6 +218,106 @@ flush()
 	local_pending = false;
 }
 
+// Relations and databases dropped by the running transaction: their entries go when it
+// commits (so a table whose DROP rolls back keeps its counts, and a later table that
+// reuses the OID starts from zero). Kept in TopTransactionContext, with the subtransaction
+// level that dropped them (a rolled-back savepoint takes its drops back).
+struct PendingDrop
+{
+	Oid dbid;
+	Oid relid; // InvalidOid: every relation of the database
+	int level;
+};
+List *pending_drops = NIL;
+object_access_hook_type previous_object_access = nullptr;
+
+void
+object_access(ObjectAccessType access, Oid class_id, Oid object_id, int sub_id, void *arg)
+{
+	if (previous_object_access)
+		previous_object_access(access, class_id, object_id, sub_id, arg);
+	if (access != OAT_DROP || sub_id != 0 ||
+		(class_id != RelationRelationId && class_id != DatabaseRelationId))
+		return;
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	auto *drop = static_cast<PendingDrop *>(palloc(sizeof(PendingDrop)));
+	*drop = class_id == RelationRelationId ? PendingDrop{MyDatabaseId, object_id, 0} : PendingDrop{object_id, InvalidOid, 0};
+	drop->level = GetCurrentTransactionNestLevel();
+	pending_drops = lappend(pending_drops, drop);
+	MemoryContextSwitchTo(old);
+}
+
+// Whether an entry of relation key (of a table, or an index of table_relid) belongs to a
+// dropped object.
+bool
+dropped(const StatKey &key, Oid table_relid, const PendingDrop &drop)
+{
+	return key.dbid == drop.dbid &&
+		   (drop.relid == InvalidOid || key.relid == drop.relid || table_relid == drop.relid);
+}
+
+// Removes the entries of the committed drops from one hash table (tables: is_index false).
+void
+forget_in(HTAB *table, bool is_index)
+{
+	if (table == nullptr)
+		return;
+	HASH_SEQ_STATUS status;
+	hash_seq_init(&status, table);
+	while (auto *key = static_cast<StatKey *>(hash_seq_search(&status)))
+	{
+		const Oid table_relid = is_index ? reinterpret_cast<IndexEntry *>(key)->table_relid : InvalidOid;
+		ListCell *cell;
+		foreach (cell, pending_drops)
+			if (dropped(*key, table_relid, *static_cast<PendingDrop *>(lfirst(cell))))
+			{
+				hash_search(table, key, HASH_REMOVE, nullptr); // allowed during a seq scan
+				break;
+			}
+	}
+}
+
+void
+forget_dropped()
+{
+	if (pending_drops == NIL)
+		return;
+	last_entry = nullptr;
+	forget_in(local_tables, false);
+	forget_in(local_indexes, true);
+	if (shared_mode())
+	{
+		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+		forget_in(shared_tables, false);
+		forget_in(shared_indexes, true);
+		LWLockRelease(shared->lock);
+	}
+}
+
+void
+subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, void *)
+{
+	const int level = GetCurrentTransactionNestLevel();
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		List *kept = NIL;
+		ListCell *cell;
+		foreach (cell, pending_drops)
+			if (static_cast<PendingDrop *>(lfirst(cell))->level < level)
+				kept = lappend(kept, lfirst(cell));
+		pending_drops = kept; // the dropped cells die with TopTransactionContext
+	}
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		ListCell *cell;
+		foreach (cell, pending_drops)
+		{
+			auto *drop = static_cast<PendingDrop *>(lfirst(cell));
+			drop->level = Min(drop->level, level - 1);
+		}
+	}
+}
+
 void
 executor_end(QueryDesc *query)
 {
@@ -231,6 +334,10 @@ xact_callback(XactEvent event, void *)
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
 		flush();
+	if (event == XACT_EVENT_COMMIT)
+		forget_dropped();
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE)
+		pending_drops = NIL; // TopTransactionContext goes
 }
 
 int
@@ -276,8 +383,11 @@ stats_init()
 		shmem_startup_hook = shmem_startup;
 		previous_executor_end = ExecutorEnd_hook;
 		ExecutorEnd_hook = executor_end;
-		RegisterXactCallback(xact_callback, nullptr);
 	}
+	RegisterXactCallback(xact_callback, nullptr);
+	RegisterSubXactCallback(subxact_callback, nullptr);
+	previous_object_access = object_access_hook;
+	object_access_hook = object_access;
 }
 
 namespace {
@@ -441,6 +551,12 @@ Datum
 hotplus_stat_reset(PG_FUNCTION_ARGS)
 {
 	using namespace hotplus;
+	// 1.2 adds the argument; the 1.0 definition, installed until ALTER EXTENSION UPDATE,
+	// calls this without one.
+	const bool all_databases = PG_NARGS() > 0 && !PG_ARGISNULL(0) && PG_GETARG_BOOL(0);
+	if (all_databases && !superuser())
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						errmsg("only superusers may reset the statistics of every database")));
 	if (local_tables != nullptr)
 	{
 		hash_destroy(local_tables);
@@ -457,12 +573,45 @@ hotplus_stat_reset(PG_FUNCTION_ARGS)
 			HASH_SEQ_STATUS status;
 			hash_seq_init(&status, table);
 			while (auto *entry = static_cast<StatKey *>(hash_seq_search(&status)))
-				if (entry->dbid == MyDatabaseId)
+				if (all_databases || entry->dbid == MyDatabaseId)
 					hash_search(table, entry, HASH_REMOVE, nullptr);
 		}
+		if (all_databases)
+			shared->untracked = 0;
 		LWLockRelease(shared->lock);
 	}
 	PG_RETURN_VOID();
+}
+
+// The statistics' own state: mode, bound, how many tables are tracked (every database),
+// and how many updates went uncounted because the shared table was full.
+PG_FUNCTION_INFO_V1(hotplus_stat_info);
+Datum
+hotplus_stat_info(PG_FUNCTION_ARGS)
+{
+	using namespace hotplus;
+	TupleDesc desc;
+	if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "hotplus_stat_info: return type must be a row type");
+	Datum values[4];
+	bool nulls[4] = {};
+	values[0] = CStringGetTextDatum(shared_mode() ? "shared" : "backend");
+	if (shared_mode())
+	{
+		flush();
+		LWLockAcquire(shared->lock, LW_SHARED);
+		values[1] = Int32GetDatum(max_tracked_tables);
+		values[2] = Int64GetDatum(hash_get_num_entries(shared_tables));
+		values[3] = Int64GetDatum(shared->untracked);
+		LWLockRelease(shared->lock);
+	}
+	else
+	{
+		nulls[1] = true; // unbounded
+		values[2] = Int64GetDatum(local_tables != nullptr ? hash_get_num_entries(local_tables) : 0);
+		values[3] = Int64GetDatum(0);
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }
 
 PG_FUNCTION_INFO_V1(hotplus_stat_mode);

@@ -7,6 +7,9 @@
 //    bounded shared hash table (hotplus.max_tracked_tables tables, 4x as many indexes) at
 //    the end of each statement and transaction; the views show cluster-wide counts of the
 //    current database. Relations beyond the bound are not tracked (counted in `untracked`).
+// The entries of a relation go when its DROP commits, all of a database's when it is
+// dropped (an object access hook notes drops, the commit applies them, a rolled-back
+// subtransaction takes its own back), so churn does not fill the bound for good.
 // Counting is a few additions on the update path; flushing takes one lock per statement.
 #pragma once
 
