@@ -300,12 +300,11 @@ subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, void *)
 	const int level = GetCurrentTransactionNestLevel();
 	if (event == SUBXACT_EVENT_ABORT_SUB)
 	{
-		List *kept = NIL;
+		// In place: nothing is allocated while aborting.
 		ListCell *cell;
 		foreach (cell, pending_drops)
-			if (static_cast<PendingDrop *>(lfirst(cell))->level < level)
-				kept = lappend(kept, lfirst(cell));
-		pending_drops = kept; // the dropped cells die with TopTransactionContext
+			if (static_cast<PendingDrop *>(lfirst(cell))->level >= level)
+				pending_drops = foreach_delete_current(pending_drops, cell);
 	}
 	else if (event == SUBXACT_EVENT_COMMIT_SUB)
 	{
