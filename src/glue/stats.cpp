@@ -52,6 +52,7 @@ struct StatKey
 	Oid relid; // a table, or an index
 };
 
+// Backend-local entries (the store in backend mode, pending counts in shared mode).
 struct TableEntry
 {
 	StatKey key;
@@ -59,11 +60,33 @@ struct TableEntry
 	int64 check_time_ns;
 };
 
-struct IndexEntry
+struct IndexKey
 {
 	StatKey key;
 	Oid table_relid;
+};
+
+struct IndexEntry
+{
+	IndexKey id; // first: a pointer to the entry is one to its key
 	int64 blocked_hot;
+};
+
+// Shared entries: counters are atomics, so a flush into entries that exist takes the lock
+// only in shared mode (the table's shape cannot change under it) and adds without
+// exclusion, as pg_stat_statements does; inserting and removing entries takes it
+// exclusively.
+struct SharedTableEntry
+{
+	StatKey key;
+	pg_atomic_uint64 counters[kTableCounters];
+	pg_atomic_uint64 check_time_ns;
+};
+
+struct SharedIndexEntry
+{
+	IndexKey id;
+	pg_atomic_uint64 blocked_hot;
 };
 
 struct SharedState
@@ -120,8 +143,8 @@ Size
 shared_size()
 {
 	Size size = MAXALIGN(sizeof(SharedState));
-	size = add_size(size, hash_estimate_size(max_tracked_tables, sizeof(TableEntry)));
-	size = add_size(size, hash_estimate_size(4 * max_tracked_tables, sizeof(IndexEntry)));
+	size = add_size(size, hash_estimate_size(max_tracked_tables, sizeof(SharedTableEntry)));
+	size = add_size(size, hash_estimate_size(4 * max_tracked_tables, sizeof(SharedIndexEntry)));
 	return size;
 }
 
@@ -150,71 +173,106 @@ shmem_startup()
 	}
 	HASHCTL ctl;
 	ctl.keysize = sizeof(StatKey);
-	ctl.entrysize = sizeof(TableEntry);
+	ctl.entrysize = sizeof(SharedTableEntry);
 	shared_tables = ShmemInitHash("hotplus table stats", max_tracked_tables, max_tracked_tables,
 								  &ctl, HASH_ELEM | HASH_BLOBS);
-	ctl.entrysize = sizeof(IndexEntry);
+	ctl.entrysize = sizeof(SharedIndexEntry);
 	shared_indexes = ShmemInitHash("hotplus index stats", 4 * max_tracked_tables,
 								   4 * max_tracked_tables, &ctl, HASH_ELEM | HASH_BLOBS);
 	LWLockRelease(AddinShmemInitLock);
 }
 
-// Moves the pending local counts into shared memory.
 void
-flush()
+add_into(SharedTableEntry *entry, const TableEntry &local)
 {
-	if (!local_pending || !shared_mode())
-		return;
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < kTableCounters; i++)
+		if (local.counters[i] != 0)
+			pg_atomic_fetch_add_u64(&entry->counters[i], local.counters[i]);
+	if (local.check_time_ns != 0)
+		pg_atomic_fetch_add_u64(&entry->check_time_ns, local.check_time_ns);
+}
+
+// Adds the local entries whose shared entry exists (lock held in either mode); with
+// `create` (lock held exclusively), makes the missing ones first, within the bound.
+// Returns whether some were missing (not created). Flushed local entries are removed.
+bool
+flush_entries(bool create)
+{
+	bool missing = false;
 	HASH_SEQ_STATUS status;
 	hash_seq_init(&status, local_tables);
 	while (auto *local = static_cast<TableEntry *>(hash_seq_search(&status)))
 	{
+		bool found;
+		auto *entry = static_cast<SharedTableEntry *>(hash_search(shared_tables, &local->key, HASH_FIND, &found));
 		// Shared dynahash tables are not bounded by their size hint (they grow into spare
 		// shared memory), so the bound is enforced here, as pg_stat_statements does.
-		bool found;
-		auto *entry = static_cast<TableEntry *>(hash_search(shared_tables, &local->key, HASH_FIND, &found));
-		if (entry == nullptr && hash_get_num_entries(shared_tables) < max_tracked_tables)
-			entry = static_cast<TableEntry *>(
-				hash_search(shared_tables, &local->key, HASH_ENTER_NULL, &found));
-		if (entry == nullptr)
+		if (entry == nullptr && create && hash_get_num_entries(shared_tables) < max_tracked_tables)
 		{
-			shared->untracked += local->counters[kUpdates];
+			entry = static_cast<SharedTableEntry *>(hash_search(shared_tables, &local->key, HASH_ENTER_NULL, &found));
+			if (entry != nullptr)
+			{
+				for (auto &counter : entry->counters)
+					pg_atomic_init_u64(&counter, 0);
+				pg_atomic_init_u64(&entry->check_time_ns, 0);
+			}
+		}
+		if (entry == nullptr && !create)
+		{
+			missing = true;
 			continue;
 		}
-		if (!found)
-		{
-			memset(entry->counters, 0, sizeof(entry->counters));
-			entry->check_time_ns = 0;
-		}
-		for (int i = 0; i < kTableCounters; i++)
-			entry->counters[i] += local->counters[i];
-		entry->check_time_ns += local->check_time_ns;
+		if (entry == nullptr)
+			shared->untracked += local->counters[kUpdates];
+		else
+			add_into(entry, *local);
+		hash_search(local_tables, &local->key, HASH_REMOVE, nullptr);
 	}
 	hash_seq_init(&status, local_indexes);
 	while (auto *local = static_cast<IndexEntry *>(hash_seq_search(&status)))
 	{
 		bool found;
-		auto *entry = static_cast<IndexEntry *>(hash_search(shared_indexes, &local->key, HASH_FIND, &found));
-		if (entry == nullptr && hash_get_num_entries(shared_indexes) < 4 * max_tracked_tables)
-			entry = static_cast<IndexEntry *>(
-				hash_search(shared_indexes, &local->key, HASH_ENTER_NULL, &found));
-		if (entry == nullptr)
-			continue;
-		if (!found)
+		auto *entry =
+			static_cast<SharedIndexEntry *>(hash_search(shared_indexes, &local->id.key, HASH_FIND, &found));
+		if (entry == nullptr && create && hash_get_num_entries(shared_indexes) < 4 * max_tracked_tables)
 		{
-			entry->table_relid = local->table_relid;
-			entry->blocked_hot = 0;
+			entry = static_cast<SharedIndexEntry *>(
+				hash_search(shared_indexes, &local->id.key, HASH_ENTER_NULL, &found));
+			if (entry != nullptr)
+			{
+				entry->id.table_relid = local->id.table_relid;
+				pg_atomic_init_u64(&entry->blocked_hot, 0);
+			}
 		}
-		entry->blocked_hot += local->blocked_hot;
+		if (entry == nullptr && !create)
+		{
+			missing = true;
+			continue;
+		}
+		if (entry != nullptr)
+			pg_atomic_fetch_add_u64(&entry->blocked_hot, local->blocked_hot);
+		hash_search(local_indexes, &local->id.key, HASH_REMOVE, nullptr);
 	}
-	LWLockRelease(shared->lock);
+	return missing;
+}
 
-	// Start over: pending counts are gone once flushed.
-	hash_destroy(local_tables);
-	hash_destroy(local_indexes);
-	local_tables = local_indexes = nullptr;
-	last_entry = nullptr;
+// Moves the pending local counts into shared memory: under the lock in shared mode for
+// entries that exist (the common case), exclusively only when some must be made.
+void
+flush()
+{
+	if (!local_pending || !shared_mode())
+		return;
+	last_entry = nullptr; // flushed entries are removed
+	LWLockAcquire(shared->lock, LW_SHARED);
+	const bool missing = flush_entries(false);
+	LWLockRelease(shared->lock);
+	if (missing)
+	{
+		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+		flush_entries(true);
+		LWLockRelease(shared->lock);
+	}
 	local_pending = false;
 }
 
@@ -266,7 +324,7 @@ forget_in(HTAB *table, bool is_index)
 	hash_seq_init(&status, table);
 	while (auto *key = static_cast<StatKey *>(hash_seq_search(&status)))
 	{
-		const Oid table_relid = is_index ? reinterpret_cast<IndexEntry *>(key)->table_relid : InvalidOid;
+		const Oid table_relid = is_index ? reinterpret_cast<IndexKey *>(key)->table_relid : InvalidOid;
 		ListCell *cell;
 		foreach (cell, pending_drops)
 			if (dropped(*key, table_relid, *static_cast<PendingDrop *>(lfirst(cell))))
@@ -440,7 +498,7 @@ stats_count(Oid relid, const UpdateReport &report)
 		auto *ientry = static_cast<IndexEntry *>(hash_search(local_indexes, &ikey, HASH_ENTER, &found));
 		if (!found)
 		{
-			ientry->table_relid = relid;
+			ientry->id.table_relid = relid;
 			ientry->blocked_hot = 0;
 		}
 		ientry->blocked_hot++;
@@ -455,6 +513,20 @@ stats_count(Oid relid, const UpdateReport &report)
 
 namespace {
 
+// Reading one counter of a local or a shared entry.
+int64
+value_of(int64 counter)
+{
+	return counter;
+}
+
+int64
+value_of(const pg_atomic_uint64 &counter)
+{
+	return static_cast<int64>(pg_atomic_read_u64(const_cast<pg_atomic_uint64 *>(&counter)));
+}
+
+template <typename Entry>
 void
 return_tables(ReturnSetInfo *rsinfo, HTAB *tables, bool shared)
 {
@@ -463,7 +535,7 @@ return_tables(ReturnSetInfo *rsinfo, HTAB *tables, bool shared)
 		return;
 	HASH_SEQ_STATUS status;
 	hash_seq_init(&status, tables);
-	while (auto *entry = static_cast<TableEntry *>(hash_seq_search(&status)))
+	while (auto *entry = static_cast<Entry *>(hash_seq_search(&status)))
 	{
 		if (entry->key.dbid != MyDatabaseId)
 			continue;
@@ -473,15 +545,16 @@ return_tables(ReturnSetInfo *rsinfo, HTAB *tables, bool shared)
 		values[n++] = ObjectIdGetDatum(entry->key.relid);
 		values[n++] = CStringGetTextDatum(shared ? "shared" : "backend");
 		for (int i = 0; i < kCountersBeforeCheckTime; i++)
-			values[n++] = Int64GetDatum(entry->counters[i]);
-		values[n++] = Float8GetDatum(entry->check_time_ns / 1e6);
+			values[n++] = Int64GetDatum(value_of(entry->counters[i]));
+		values[n++] = Float8GetDatum(value_of(entry->check_time_ns) / 1e6);
 		for (int i = kCountersBeforeCheckTime; i < kTableCounters; i++)
-			values[n++] = Int64GetDatum(entry->counters[i]);
+			values[n++] = Int64GetDatum(value_of(entry->counters[i]));
 		Assert(rsinfo->setDesc->natts <= n);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 }
 
+template <typename Entry>
 void
 return_indexes(ReturnSetInfo *rsinfo, HTAB *indexes, bool shared)
 {
@@ -490,26 +563,25 @@ return_indexes(ReturnSetInfo *rsinfo, HTAB *indexes, bool shared)
 		return;
 	HASH_SEQ_STATUS status;
 	hash_seq_init(&status, indexes);
-	while (auto *entry = static_cast<IndexEntry *>(hash_seq_search(&status)))
+	while (auto *entry = static_cast<Entry *>(hash_seq_search(&status)))
 	{
-		if (entry->key.dbid != MyDatabaseId)
+		if (entry->id.key.dbid != MyDatabaseId)
 			continue;
 		Datum values[4];
 		bool nulls[4] = {};
-		values[0] = ObjectIdGetDatum(entry->key.relid);
-		values[1] = ObjectIdGetDatum(entry->table_relid);
+		values[0] = ObjectIdGetDatum(entry->id.key.relid);
+		values[1] = ObjectIdGetDatum(entry->id.table_relid);
 		values[2] = CStringGetTextDatum(shared ? "shared" : "backend");
-		values[3] = Int64GetDatum(entry->blocked_hot);
+		values[3] = Int64GetDatum(value_of(entry->blocked_hot));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 }
 
 // Returns the rows of one statistics table: in shared mode the shared table (after adding
-// this backend's pending counts), else this backend's own. The local table is read through
-// a pointer because flushing replaces it.
+// this backend's pending counts), else this backend's own.
 void
-materialize(FunctionCallInfo fcinfo, void (*emit)(ReturnSetInfo *, HTAB *, bool), HTAB *shared_table,
-			HTAB *const *local_table)
+materialize(FunctionCallInfo fcinfo, void (*emit_local)(ReturnSetInfo *, HTAB *, bool),
+			void (*emit_shared)(ReturnSetInfo *, HTAB *, bool), HTAB *shared_table, HTAB *const *local_table)
 {
 	using namespace hotplus;
 	InitMaterializedSRF(fcinfo, 0);
@@ -518,11 +590,11 @@ materialize(FunctionCallInfo fcinfo, void (*emit)(ReturnSetInfo *, HTAB *, bool)
 	{
 		flush();
 		LWLockAcquire(shared->lock, LW_SHARED);
-		emit(rsinfo, shared_table, true);
+		emit_shared(rsinfo, shared_table, true);
 		LWLockRelease(shared->lock);
 	}
 	else
-		emit(rsinfo, *local_table, false);
+		emit_local(rsinfo, *local_table, false);
 }
 
 } // namespace
@@ -533,7 +605,8 @@ PG_FUNCTION_INFO_V1(hotplus_stat_tables_internal);
 Datum
 hotplus_stat_tables_internal(PG_FUNCTION_ARGS)
 {
-	materialize(fcinfo, return_tables, hotplus::shared_tables, &hotplus::local_tables);
+	materialize(fcinfo, return_tables<hotplus::TableEntry>, return_tables<hotplus::SharedTableEntry>, hotplus::shared_tables,
+		&hotplus::local_tables);
 	return (Datum) 0;
 }
 
@@ -541,7 +614,8 @@ PG_FUNCTION_INFO_V1(hotplus_stat_indexes_internal);
 Datum
 hotplus_stat_indexes_internal(PG_FUNCTION_ARGS)
 {
-	materialize(fcinfo, return_indexes, hotplus::shared_indexes, &hotplus::local_indexes);
+	materialize(fcinfo, return_indexes<hotplus::IndexEntry>, return_indexes<hotplus::SharedIndexEntry>,
+		hotplus::shared_indexes, &hotplus::local_indexes);
 	return (Datum) 0;
 }
 

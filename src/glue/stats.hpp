@@ -10,7 +10,9 @@
 // The entries of a relation go when its DROP commits, all of a database's when it is
 // dropped (an object access hook notes drops, the commit applies them, a rolled-back
 // subtransaction takes its own back), so churn does not fill the bound for good.
-// Counting is a few additions on the update path; flushing takes one lock per statement.
+// Counting is a few additions on the update path. A flush takes the lock in shared mode and
+// adds to atomic counters when every entry exists (the common case), exclusively only to
+// make entries; flushed local entries are removed, the local tables kept.
 #pragma once
 
 #include "glue/pg.hpp"
