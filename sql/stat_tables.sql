@@ -69,8 +69,27 @@ RELEASE SAVEPOINT s;
 COMMIT;
 SELECT relname FROM hotplus_stat_tables ORDER BY 1;
 SELECT count(*) FROM hotplus_stat_indexes;
--- hotplus_stat_info(): in backend mode, this backend's tables, no bound, nothing untracked.
+-- hotplus_stat_info(): in backend mode, this backend's tables, the bound, nothing untracked.
 SELECT mode, max_tracked_tables, tracked_tables, untracked_updates FROM hotplus_stat_info();
+-- Backend mode is bounded too (at hotplus.max_tracked_tables' default): 1005 tables
+-- updated in one session (one table was counted before): the last six only count as
+-- untracked; dropping the tables frees their entries.
+DO $$
+BEGIN
+  FOR i IN 1 .. 1005 LOOP
+    EXECUTE format('CREATE TEMP TABLE bound_%s (v int) USING hotheap', i);
+    EXECUTE format('INSERT INTO bound_%s VALUES (1)', i);
+    EXECUTE format('UPDATE bound_%s SET v = 2', i);
+  END LOOP;
+END $$;
+SELECT max_tracked_tables, tracked_tables, untracked_updates FROM hotplus_stat_info();
+DO $$
+BEGIN
+  FOR i IN 1 .. 1005 LOOP
+    EXECUTE format('DROP TABLE bound_%s', i);
+  END LOOP;
+END $$;
+SELECT tracked_tables FROM hotplus_stat_info();
 
 SELECT hotplus_stat_reset();
 SELECT count(*) FROM hotplus_stat_tables;

@@ -449,6 +449,18 @@ stats_init()
 
 namespace {
 
+// In backend mode the local tables are the store, bounded like the shared one (at
+// max_tracked_tables' default, 1000, as the setting exists only when preloading): counts of
+// further tables go to a scratch entry and are only counted as untracked.
+TableEntry untracked_entry;
+int64 local_untracked = 0;
+
+bool
+local_full(HTAB *table, long bound)
+{
+	return !shared_mode() && hash_get_num_entries(table) >= bound;
+}
+
 TableEntry *
 local_entry(Oid relid)
 {
@@ -458,7 +470,13 @@ local_entry(Oid relid)
 	TableEntry *entry = last_entry;
 	if (entry == nullptr || entry->key.relid != relid || entry->key.dbid != MyDatabaseId)
 	{
-		entry = static_cast<TableEntry *>(hash_search(local_tables, &key, HASH_ENTER, &found));
+		const HASHACTION action = local_full(local_tables, max_tracked_tables) ? HASH_FIND : HASH_ENTER;
+		entry = static_cast<TableEntry *>(hash_search(local_tables, &key, action, &found));
+		if (entry == nullptr)
+		{
+			untracked_entry = TableEntry{key, {}, 0};
+			return &untracked_entry; // not remembered as last_entry
+		}
 		if (!found)
 		{
 			memset(entry->counters, 0, sizeof(entry->counters));
@@ -475,6 +493,8 @@ void
 stats_count_read(Oid relid, int64 rows)
 {
 	TableEntry *entry = local_entry(relid);
+	if (entry == &untracked_entry)
+		return;
 	entry->counters[kReadScans]++;
 	entry->counters[kReadRows] += rows;
 	local_pending = true;
@@ -484,6 +504,11 @@ void
 stats_count(Oid relid, const UpdateReport &report)
 {
 	TableEntry *entry = local_entry(relid);
+	if (entry == &untracked_entry)
+	{
+		local_untracked++;
+		return;
+	}
 	bool found;
 	entry->counters[kUpdates]++;
 	entry->counters[counter_for(report.outcome)]++;
@@ -495,13 +520,15 @@ stats_count(Oid relid, const UpdateReport &report)
 	if (OidIsValid(report.blocking_index))
 	{
 		StatKey ikey{MyDatabaseId, report.blocking_index};
-		auto *ientry = static_cast<IndexEntry *>(hash_search(local_indexes, &ikey, HASH_ENTER, &found));
-		if (!found)
+		const HASHACTION action = local_full(local_indexes, 4L * max_tracked_tables) ? HASH_FIND : HASH_ENTER;
+		auto *ientry = static_cast<IndexEntry *>(hash_search(local_indexes, &ikey, action, &found));
+		if (ientry != nullptr && !found)
 		{
 			ientry->id.table_relid = relid;
 			ientry->blocked_hot = 0;
 		}
-		ientry->blocked_hot++;
+		if (ientry != nullptr)
+			ientry->blocked_hot++;
 	}
 	local_pending = true;
 }
@@ -638,6 +665,7 @@ hotplus_stat_reset(PG_FUNCTION_ARGS)
 	}
 	last_entry = nullptr;
 	local_pending = false;
+	local_untracked = 0;
 	if (shared_mode())
 	{
 		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
@@ -680,9 +708,9 @@ hotplus_stat_info(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		nulls[1] = true; // unbounded
+		values[1] = Int32GetDatum(max_tracked_tables);
 		values[2] = Int64GetDatum(local_tables != nullptr ? hash_get_num_entries(local_tables) : 0);
-		values[3] = Int64GetDatum(0);
+		values[3] = Int64GetDatum(local_untracked);
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }
