@@ -127,9 +127,18 @@ CREATE TABLE mem_log (am text, id int, bytes bigint);
 CREATE FUNCTION sample_memory(am text, id int) RETURNS int LANGUAGE plpgsql AS $$
 BEGIN
   IF id IN (600, 6000) THEN
-    INSERT INTO decision_scope.mem_log
-    SELECT am, id, total_bytes FROM pg_backend_memory_contexts
-    WHERE name = 'ExecutorState' AND parent = 'PortalContext';
+    -- 18 names a context's parent by path, not by name (each branch is parsed when run)
+    IF EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'pg_catalog.pg_backend_memory_contexts'::regclass
+               AND attname = 'parent') THEN
+      INSERT INTO decision_scope.mem_log
+      SELECT am, id, total_bytes FROM pg_backend_memory_contexts
+      WHERE name = 'ExecutorState' AND parent = 'PortalContext';
+    ELSE
+      INSERT INTO decision_scope.mem_log
+      SELECT am, id, c.total_bytes FROM pg_backend_memory_contexts c
+      JOIN pg_backend_memory_contexts p ON p.path[p.level] = c.path[c.level - 1]
+      WHERE c.name = 'ExecutorState' AND p.name = 'PortalContext';
+    END IF;
   END IF;
   RETURN id;
 END $$;
