@@ -1,0 +1,95 @@
+-- jsonb fields as index inputs on wide documents, checked against a model of which indexed
+-- fields changed (src/glue/jsonb_parts.hpp). Not a decision_* test: its 400 updates take
+-- minutes under the debug_discard_caches runs those get.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS hotplus;
+CREATE EXTENSION IF NOT EXISTS amcheck;
+RESET client_min_messages;
+CREATE SCHEMA jsonb_wide;
+SET search_path = jsonb_wide, public;
+CREATE FUNCTION indexes_checked(rel regclass) RETURNS bigint LANGUAGE sql AS $$
+  SELECT count(*) FROM pg_index i, LATERAL (SELECT public.bt_index_check(i.indexrelid::regclass, true)) c
+  WHERE i.indrelid = rel
+$$;
+
+-- Wide documents: 80 keys, so lookups cross jsonb's offset stride (every 32nd entry
+-- stores an offset); values of every type, numerics and containers at shifting alignments
+-- (a string before them changes length), keys added and removed. An update of the 400 that
+-- changes an indexed field's value (as text, which distinguishes 1.0 from 1.00) must not be
+-- HOT; one that changes none must not find an index changed (it is HOT, or finds the page
+-- full): the expectation is computed before the update, the outcome read from this
+-- backend's counters.
+CREATE TABLE w (id int PRIMARY KEY, doc jsonb) USING hotheap WITH (fillfactor = 30);
+INSERT INTO w SELECT g, (SELECT jsonb_object_agg('k' || k, CASE k % 5 WHEN 0 THEN to_jsonb(k * 1.5)
+                                                             WHEN 1 THEN to_jsonb(repeat('s', k % 7))
+                                                             WHEN 2 THEN jsonb_build_object('n', k)
+                                                             WHEN 3 THEN to_jsonb(k % 2 = 0)
+                                                             ELSE 'null'::jsonb END)
+                         FROM generate_series(1, 80) k)
+FROM generate_series(1, 8) g;
+CREATE INDEX w_k1 ON w ((doc->>'k1'));
+CREATE INDEX w_k10 ON w ((doc->'k10'));
+CREATE INDEX w_k32 ON w ((doc->>'k32'));
+CREATE INDEX w_k33 ON w ((doc->>'k33'));
+CREATE INDEX w_k64 ON w ((doc->'k64'));
+CREATE INDEX w_k80 ON w ((doc->>'k80')) WHERE doc->>'k77' IS NOT NULL;
+CREATE INDEX w_absent ON w ((doc->>'nope'));
+SELECT setseed(0.42);
+DO $$
+DECLARE
+  keys text[] := ARRAY['k1', 'k2', 'k9', 'k10', 'k11', 'k31', 'k32', 'k33', 'k34', 'k63', 'k64', 'k65',
+                       'k77', 'k79', 'k80', 'nope', 'k100'];
+  vals jsonb[] := ARRAY['1.5', '1.50', '15', '"s"', '"ss"', '""', '{"n": 10}', '{"n": 10.0}', '[1, 2]',
+                        'true', 'false', 'null', '"ssssss"', '1.5e0'];
+  old jsonb;
+  new jsonb;
+  r int;
+  changed_before bigint;
+  hot_before bigint;
+  expected boolean;
+  mismatches int := 0;
+BEGIN
+  FOR i IN 1 .. 400 LOOP
+    r := 1 + (random() * 7)::int;
+    SELECT doc INTO old FROM w WHERE id = r;
+    new := old;
+    FOR j IN 1 .. 1 + (random() * 2)::int LOOP
+      IF random() < 0.15 THEN
+        new := new - keys[1 + (random() * (array_length(keys, 1) - 1))::int];
+      ELSE
+        new := jsonb_set(new, ARRAY[keys[1 + (random() * (array_length(keys, 1) - 1))::int]],
+                         vals[1 + (random() * (array_length(vals, 1) - 1))::int]);
+      END IF;
+    END LOOP;
+    expected := (old->>'k1') IS NOT DISTINCT FROM (new->>'k1')
+            AND (old->'k10')::text IS NOT DISTINCT FROM (new->'k10')::text
+            AND (old->>'k32') IS NOT DISTINCT FROM (new->>'k32')
+            AND (old->>'k33') IS NOT DISTINCT FROM (new->>'k33')
+            AND (old->'k64')::text IS NOT DISTINCT FROM (new->'k64')::text
+            AND (old->>'nope') IS NOT DISTINCT FROM (new->>'nope')
+            AND ((old->>'k77' IS NULL AND new->>'k77' IS NULL)
+                 OR ((old->>'k77' IS NULL) = (new->>'k77' IS NULL)
+                     AND (old->>'k80') IS NOT DISTINCT FROM (new->>'k80')));
+    SELECT nonhot_index_changed INTO changed_before FROM hotplus_stat_tables WHERE relid = 'w'::regclass;
+    hot_before := pg_stat_get_xact_tuples_hot_updated('w'::regclass);
+    UPDATE w SET doc = new WHERE id = r;
+    IF (CASE WHEN expected
+             THEN (SELECT nonhot_index_changed > coalesce(changed_before, 0) FROM hotplus_stat_tables
+                   WHERE relid = 'w'::regclass)
+             ELSE pg_stat_get_xact_tuples_hot_updated('w'::regclass) > hot_before END) THEN
+      mismatches := mismatches + 1;
+      RAISE NOTICE 'update %: % -> %: index unchanged expected %', i, old, new, expected;
+    END IF;
+  END LOOP;
+  RAISE NOTICE 'wide documents: % mismatches in 400 updates', mismatches;
+END $$;
+SELECT indexes_checked('w');
+SELECT hot_by_expression > 100 AS many_hot, nonhot_index_changed > 50 AS many_changed,
+       updates = 400 AS all_counted
+FROM hotplus_stat_tables WHERE relid = 'w'::regclass;
+
+SELECT hotplus_stat_reset();
+RESET search_path;
+SET client_min_messages = warning;
+DROP SCHEMA jsonb_wide CASCADE;
+RESET client_min_messages;
