@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a PostgreSQL server from Debian's source package into a cache outside the
-# repository, once; later calls reuse it. For the version matrix (scripts/matrix.sh).
+# repository, once; later calls reuse it. For the targets of scripts/test.sh (make matrix).
 #
 #   bash scripts/build-pg.sh 18 cassert    # -> /var/cache/hotplus/pg-18-cassert
 #   bash scripts/build-pg.sh 17            # -> /var/cache/hotplus/pg-17

@@ -4,7 +4,8 @@
 // describes each index as an IndexShape and each update as ColumnChanges, and answers the
 // questions the core asks through a Probe (evaluate a predicate, compare expression values).
 //
-// The rule (issue 3; invariants in src/README.md). An index is UNCHANGED by an update iff
+// The rule (invariants in src/README.md, "The HOT decision and why it is safe"). An index
+// is UNCHANGED by an update iff
 //   (a) none of the columns it reads (stored, expression or predicate inputs) differs, or
 //   (b) it is partial and its predicate is false for both the old and the new row, or
 //   (c) its predicate (if any) is true for both rows and every stored key/INCLUDE column and

@@ -69,7 +69,7 @@ consistent(const IndexShape &index, const ColumnChanges &changes, const Evaluati
 	return true;
 }
 
-// The rule of issue 3, literally.
+// The rule as src/core/hot_decision.hpp states it, literally.
 bool
 model_changes_index(const IndexShape &index, const ColumnChanges &changes, const EvaluationFacts &f)
 {
