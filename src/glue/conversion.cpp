@@ -19,8 +19,8 @@
 //  - the dependency record is changed exactly like ALTER TABLE SET ACCESS METHOD does
 //    (changeDependencyFor), so DROP EXTENSION stays blocked by converted tables;
 //  - the relfilenode, the data, the indexes and the TOAST table are untouched;
-//  - a Citus distributed table (or reference table, or Citus local table) named on the
-//    coordinator switches everywhere: first every shard placement, then the shell table
+//  - a table Citus keeps in pg_dist_partition (tested: hash-distributed, partitioned and
+//    partition tables) named on the coordinator switches everywhere: first every shard placement, then the shell table
 //    on every other node, each by this same function run there (Citus's
 //    run_command_on_placements / run_command_on_workers), then the coordinator's own table.
 //    The remote switches commit on their own (Citus runs those commands outside the
