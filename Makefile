@@ -3,6 +3,8 @@
 #   make && make install        build and install into the server of $(PG_CONFIG)
 #   make unit                   build and run the Catch2 unit tests of the pure C++ core
 #   make installcheck           pg_regress + isolation suites against a running server
+#   make check-test-lists       every file in sql/ and specs/ is in REGRESS_TESTS /
+#                               ISOLATION_TESTS below, and every listed name has its files
 #   make matrix                 every test on PostgreSQL 15 (Debian's and assert-enabled), 17,
 #                               18 and assert-enabled 18 (servers built once into
 #                               /var/cache/hotplus; scripts/test.sh)
@@ -22,9 +24,57 @@ CORE_SRCS  = $(wildcard src/core/*.cpp)
 GLUE_SRCS  = $(wildcard src/glue/*.cpp)
 OBJS       = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 
-REGRESS       = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+# Every test by name, in the order it runs; "make check-test-lists" (a step of
+# scripts/test.sh) fails when a file in sql/ or specs/ is not listed here, or a listed name
+# has no file. Prefixes (README "Tests"): am_ a heap operation on hotheap tables; hot_ the
+# HOT decision matrix; decision_ what the decision reads (jsonb fields, statement scope);
+# read_ the read path; convert conversion between heap and hotheap; no prefix: one concern
+# each. Isolation specs (specs/) have their own prefix, iso_, as they share expected/.
+REGRESS_TESTS = \
+	am_alter_am \
+	am_basic \
+	am_concurrent \
+	am_dump_restore \
+	am_indexes \
+	am_maintenance \
+	am_parallel \
+	am_partition \
+	am_partitioned_am \
+	am_toast \
+	am_update_paths \
+	convert \
+	decision_jsonb \
+	decision_scope \
+	hot_dml \
+	hot_expressions \
+	hot_gist \
+	hot_orm_writeback \
+	hot_partial \
+	hot_settings \
+	hot_toast \
+	read_path \
+	jsonb_wide \
+	misuse \
+	scope_memory \
+	security \
+	stat_tables \
+	upgrade \
+	drop_extension
+# drop_extension last: it tries to drop the extension from the test database (and expects
+# that to fail); should a drop wrongly succeed, only this test fails, not every test after it.
+
+ISOLATION_TESTS = \
+	convert_owner_lock \
+	convert_visibility \
+	hot_cic \
+	hot_concurrent_update \
+	hot_fk_writeback \
+	hot_reindex_drop_concurrently \
+	read_epq
+
+REGRESS       = $(REGRESS_TESTS)
 REGRESS_OPTS  = --load-extension=amcheck --load-extension=pageinspect
-ISOLATION     = $(patsubst specs/%.spec,%,$(sort $(wildcard specs/*.spec)))
+ISOLATION     = $(ISOLATION_TESTS)
 
 PG_CONFIG ?= pg_config
 
@@ -70,3 +120,30 @@ matrix:
 .PHONY: bench
 bench:
 	bash bench/run.sh $(BENCH_ARGS)
+
+# ---------------------------------------------------------------------------
+# The test lists above against the files: sql/NAME.sql and expected/NAME.out for each
+# REGRESS_TESTS name, specs/NAME.spec and expected/NAME.out for each ISOLATION_TESTS name,
+# each name once, and no file in sql/, specs/ or expected/ (NAME.out, NAME_N.out) that no
+# listed name owns.
+SQL_FILES      = $(patsubst sql/%.sql,%,$(wildcard sql/*.sql))
+SPEC_FILES     = $(patsubst specs/%.spec,%,$(wildcard specs/*.spec))
+EXPECTED_FILES = $(patsubst expected/%.out,%,$(wildcard expected/*.out))
+LISTED_TESTS   = $(REGRESS_TESTS) $(ISOLATION_TESTS)
+test_list_problems = \
+	$(foreach n,$(filter-out $(REGRESS_TESTS),$(SQL_FILES)),sql/$(n).sql:not-in-REGRESS_TESTS) \
+	$(foreach n,$(filter-out $(ISOLATION_TESTS),$(SPEC_FILES)),specs/$(n).spec:not-in-ISOLATION_TESTS) \
+	$(foreach n,$(filter-out $(SQL_FILES),$(REGRESS_TESTS)),REGRESS_TESTS:$(n):no-sql/$(n).sql) \
+	$(foreach n,$(filter-out $(SPEC_FILES),$(ISOLATION_TESTS)),ISOLATION_TESTS:$(n):no-specs/$(n).spec) \
+	$(foreach n,$(filter-out $(EXPECTED_FILES),$(LISTED_TESTS)),$(n):no-expected/$(n).out) \
+	$(foreach n,$(EXPECTED_FILES),$(if $(filter $(n) $(shell echo $(n) | sed 's/_[0-9]*$$//'),$(LISTED_TESTS)),,expected/$(n).out:no-listed-test)) \
+	$(if $(filter-out $(words $(LISTED_TESTS)),$(words $(sort $(LISTED_TESTS)))),a-name-is-listed-twice)
+
+.PHONY: check-test-lists
+check-test-lists:
+	@if [ -n "$(strip $(test_list_problems))" ]; then \
+		for p in $(test_list_problems); do echo "check-test-lists: $$p"; done; \
+		echo "check-test-lists: edit REGRESS_TESTS / ISOLATION_TESTS in the Makefile"; \
+		exit 1; \
+	fi
+	@echo "check-test-lists: $(words $(REGRESS_TESTS)) regression tests and $(words $(ISOLATION_TESTS)) isolation specs, all listed"

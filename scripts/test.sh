@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every hotplus test on this machine, as root, from a fresh Debian 12: installs
-# dependencies, runs the Catch2 unit tests of the pure core once, then for each server target
+# dependencies, runs the Catch2 unit tests of the pure core and checks the Makefile's test
+# lists (REGRESS_TESTS, ISOLATION_TESTS) against sql/ and specs/ once, then for each server target
 #   build         build warning-free against that server and install into it
 #   regress       pg_regress suite (sql/, expected/) on a throwaway cluster
 #   isolation     isolation tester specs (specs/, expected/) on a throwaway cluster
@@ -63,6 +64,14 @@ else
 	f=$(sed -n 's/^test cases:.*| *\([0-9]*\) failed.*/\1/p' "$log_dir/unit.log")
 	((unit_rc != 0)) && [ -z "$f" ] && f=1
 	record unit "${p:-0}" "${f:-1}"
+fi
+
+# --- test-lists: every file in sql/ and specs/ is in the Makefile's lists, and back -----
+if make -s check-test-lists >"$log_dir/test-lists.log" 2>&1; then
+	record test-lists 1 0
+else
+	cat "$log_dir/test-lists.log"
+	record test-lists 0 1
 fi
 
 # --- pg_regress / isolation: count from the runner's own summary ---------------------
