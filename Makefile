@@ -27,9 +27,10 @@ OBJS       = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 # Every test by name, in the order it runs; "make check-test-lists" (a step of
 # scripts/test.sh) fails when a file in sql/ or specs/ is not listed here, or a listed name
 # has no file. Prefixes (README "Tests"): am_ a heap operation on hotheap tables; hot_ the
-# HOT decision matrix; decision_ what the decision reads (jsonb fields, statement scope);
-# read_ the read path; convert conversion between heap and hotheap; no prefix: one concern
-# each. Isolation specs (specs/) have their own prefix, iso_, as they share expected/.
+# HOT decision matrix; decision_ which inputs the decision reads (jsonb fields, statement
+# scope); read_ the read path; convert conversion between heap and hotheap; no prefix: one
+# concern each (misuse, security, statistics, upgrade, ...). iso_ an isolation spec
+# (specs/, sharing expected/ with sql/), then the prefix of what it tests (iso_hot_cic).
 REGRESS_TESTS = \
 	am_alter_am \
 	am_basic \
@@ -64,13 +65,13 @@ REGRESS_TESTS = \
 # that to fail); should a drop wrongly succeed, only this test fails, not every test after it.
 
 ISOLATION_TESTS = \
-	convert_owner_lock \
-	convert_visibility \
-	hot_cic \
-	hot_concurrent_update \
-	hot_fk_writeback \
-	hot_reindex_drop_concurrently \
-	read_epq
+	iso_convert_owner_lock \
+	iso_convert_visibility \
+	iso_hot_cic \
+	iso_hot_concurrent_update \
+	iso_hot_fk_writeback \
+	iso_hot_reindex_drop_concurrently \
+	iso_read_epq
 
 REGRESS       = $(REGRESS_TESTS)
 REGRESS_OPTS  = --load-extension=amcheck --load-extension=pageinspect

@@ -212,10 +212,10 @@ run_target() { # target
 	if [[ $target == *-cassert ]]; then
 		local tests specs
 		tests=$(cd sql && ls hot_*.sql decision_*.sql read_*.sql | sed 's/\.sql$//' | tr '\n' ' ')
-		# Not hot_reindex_drop_concurrently: it shows that a prepared plan keeps scanning the
+		# Not iso_hot_reindex_drop_concurrently: it shows that a prepared plan keeps scanning the
 		# original index because no invalidation is processed between its executions, which
 		# debug_discard_caches makes untrue (the plan is remade and scans the new index).
-		specs=$(cd specs && ls *.spec | grep -v '^hot_reindex_drop_concurrently' | sed 's/\.spec$//' | tr '\n' ' ')
+		specs=$(cd specs && ls *.spec | grep -v '^iso_hot_reindex_drop_concurrently' | sed 's/\.spec$//' | tr '\n' ' ')
 		cluster_settings=(-o "debug_discard_caches = 1")
 		regress_suite discard-regress regression.diffs REGRESS="${HOTPLUS_DISCARD_TESTS:-$tests}" ISOLATION=
 		regress_suite discard-isolation output_iso/regression.diffs REGRESS= ISOLATION="${HOTPLUS_DISCARD_SPECS:-$specs}"
