@@ -8,7 +8,7 @@ RESET client_min_messages;
 CREATE SCHEMA am_alter_am;
 SET search_path = am_alter_am, public;
 
-\i test/sql/am_check_scans.sql
+\i test/sql_helpers/am_check_scans.sql
 
 CREATE FUNCTION am_of(rel regclass) RETURNS TABLE (tab name, am name, toast_am name)
 LANGUAGE sql AS $f$

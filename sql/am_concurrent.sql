@@ -8,9 +8,9 @@ RESET client_min_messages;
 CREATE SCHEMA am_concurrent;
 SET search_path = am_concurrent, public;
 
-\i test/sql/am_check_scans.sql
+\i test/sql_helpers/am_check_scans.sql
 
-\i test/sql/am_check_btrees.sql
+\i test/sql_helpers/am_check_btrees.sql
 
 CREATE TABLE c (id int PRIMARY KEY, k int, v text, arr int[], pt point, pt2 point, seq int, big text)
   USING hotheap WITH (autovacuum_enabled = off);

@@ -9,9 +9,9 @@ RESET client_min_messages;
 CREATE SCHEMA am_indexes;
 SET search_path = am_indexes, public;
 
-\i test/sql/am_check_scans.sql
+\i test/sql_helpers/am_check_scans.sql
 
-\i test/sql/am_check_btrees.sql
+\i test/sql_helpers/am_check_btrees.sql
 
 CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 

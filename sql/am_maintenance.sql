@@ -7,9 +7,9 @@ RESET client_min_messages;
 CREATE SCHEMA am_maintenance;
 SET search_path = am_maintenance, public;
 
-\i test/sql/am_check_scans.sql
+\i test/sql_helpers/am_check_scans.sql
 
-\i test/sql/am_check_btrees.sql
+\i test/sql_helpers/am_check_btrees.sql
 
 CREATE TABLE m (id int PRIMARY KEY, k int NOT NULL, grp int NOT NULL, v text, arr int[], seq int)
   USING hotheap WITH (autovacuum_enabled = off);

@@ -7,7 +7,7 @@ RESET client_min_messages;
 CREATE SCHEMA am_parallel;
 SET search_path = am_parallel, public;
 
-\i test/sql/am_check_scans.sql
+\i test/sql_helpers/am_check_scans.sql
 
 CREATE TABLE par (id int PRIMARY KEY, k int NOT NULL, v text, pad text)
   USING hotheap WITH (parallel_workers = 2, autovacuum_enabled = off);

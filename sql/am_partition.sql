@@ -7,9 +7,9 @@ RESET client_min_messages;
 CREATE SCHEMA am_partition;
 SET search_path = am_partition, public;
 
-\i test/sql/am_check_scans.sql
+\i test/sql_helpers/am_check_scans.sql
 
-\i test/sql/am_check_btrees.sql
+\i test/sql_helpers/am_check_btrees.sql
 
 CREATE TABLE p (id int, k int, v text, PRIMARY KEY (id)) PARTITION BY RANGE (id);
 CREATE INDEX p_k ON p (k);

@@ -9,7 +9,7 @@ RESET client_min_messages;
 CREATE SCHEMA hot_dml;
 SET search_path = hot_dml, public;
 
-\i test/sql/hot_helpers.sql
+\i test/sql_helpers/hot_helpers.sql
 
 CREATE TABLE oc (id int PRIMARY KEY, doc jsonb) USING hotheap WITH (fillfactor = 50);
 CREATE INDEX oc_k ON oc ((doc->>'k'));

@@ -12,7 +12,7 @@ RESET client_min_messages;
 CREATE SCHEMA hot_expressions;
 SET search_path = hot_expressions, public;
 
-\i test/sql/hot_helpers.sql
+\i test/sql_helpers/hot_helpers.sql
 
 ------------------------------------------------------------------------------------------
 -- jsonb field expression index

@@ -10,7 +10,7 @@ RESET client_min_messages;
 CREATE SCHEMA hot_gist;
 SET search_path = hot_gist, public;
 
-\i test/sql/hot_helpers.sql
+\i test/sql_helpers/hot_helpers.sql
 
 ------------------------------------------------------------------------------------------
 -- GiST on to_tsvector('simple', v)

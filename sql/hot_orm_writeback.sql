@@ -13,7 +13,7 @@ CREATE SCHEMA hot_orm;
 SET search_path = hot_orm, public;
 SET hotplus.verify = on;
 
-\i test/sql/hot_helpers.sql
+\i test/sql_helpers/hot_helpers.sql
 SET default_toast_compression = pglz;
 
 -- 1. Partial index: the row leaves the predicate while big is written back (compressed).

@@ -12,7 +12,7 @@ RESET client_min_messages;
 CREATE SCHEMA hot_partial;
 SET search_path = hot_partial, public;
 
-\i test/sql/hot_helpers.sql
+\i test/sql_helpers/hot_helpers.sql
 
 ------------------------------------------------------------------------------------------
 -- partial btree (k) WHERE a > 0

@@ -18,7 +18,7 @@ RESET client_min_messages;
 CREATE SCHEMA hot_settings;
 SET search_path = hot_settings, public;
 
-\i test/sql/hot_helpers.sql
+\i test/sql_helpers/hot_helpers.sql
 
 -- Set before any hotheap table is used in this session (maybe before the library is
 -- loaded): the value must hold once it is.

@@ -12,7 +12,7 @@ RESET client_min_messages;
 CREATE SCHEMA hot_toast;
 SET search_path = hot_toast, public;
 
-\i test/sql/hot_helpers.sql
+\i test/sql_helpers/hot_helpers.sql
 SET default_toast_compression = pglz;
 
 -- toast_ids(rel): the TOAST value ids of rel, to see whether values were kept.

@@ -8,7 +8,7 @@ RESET client_min_messages;
 CREATE SCHEMA jsonb_wide;
 SET search_path = jsonb_wide, public;
 
-\i test/sql/hot_helpers.sql
+\i test/sql_helpers/hot_helpers.sql
 
 -- Wide documents: 80 keys, so lookups cross jsonb's offset stride (every 32nd entry
 -- stores an offset); values of every type, numerics and containers at shifting alignments
