@@ -2,6 +2,7 @@
 -- TOAST values, indexes (all kinds), constraints and the TOAST table's access method
 -- survive. Other table rewrites (column type change, volatile default, SET LOGGED) keep
 -- hotheap.
+-- Design points: none (heap operations on hotheap tables)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

@@ -1,5 +1,6 @@
 -- Basic DML on hotheap tables: INSERT, UPDATE, DELETE, RETURNING, transactions,
 -- row locks, TRUNCATE, COPY, default_table_access_method, unlogged and temporary tables.
+-- Design points: D5
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

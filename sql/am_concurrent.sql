@@ -2,6 +2,7 @@
 -- builds and validation scans run heap's code on a hotheap relation), with every index
 -- access method, unique and failed builds, and indexes built inside the transaction that
 -- changed the rows. Results are compared with a plain heap table that gets the same changes.
+-- Design points: D1
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

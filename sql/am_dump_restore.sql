@@ -1,6 +1,7 @@
 -- pg_dump -Fc of a schema with hotheap tables, pg_restore into a fresh database that has
 -- the extension: the tables are hotheap again (heap stays heap), with the same rows and
 -- working, complete indexes.
+-- Design points: none (heap operations on hotheap tables)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

@@ -3,6 +3,7 @@
 -- brin. The same workload runs on a plain heap table; after it, index scans, bitmap scans
 -- and index-only scans must return what a sequential scan returns, the hotheap table must
 -- hold exactly what the heap table holds, and amcheck must find every row in every btree.
+-- Design points: D2, D3
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

@@ -1,6 +1,7 @@
 -- VACUUM (plain, FREEZE, options), VACUUM FULL, CLUSTER, ANALYZE and TABLESAMPLE on
 -- hotheap tables. Table rewrites keep the access method; contents are compared with a
 -- plain heap table that gets the same changes.
+-- Design points: none (heap operations on hotheap tables)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

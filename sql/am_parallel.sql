@@ -1,6 +1,7 @@
 -- Parallel query and parallel maintenance on hotheap tables: parallel btree builds (the
 -- build scan runs in the workers too), parallel sequential, index and bitmap heap scans,
 -- parallel VACUUM. Results must not depend on parallelism.
+-- Design points: none (heap operations on hotheap tables)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

@@ -1,6 +1,7 @@
 -- Partitioned tables whose partitions are hotheap (and mixed with heap): routing of
 -- INSERT and COPY, UPDATE inside a partition and across partitions (row movement), DELETE,
 -- partitioned indexes, ATTACH/DETACH, TRUNCATE, sub-partitions, default_table_access_method.
+-- Design points: none (heap operations on hotheap tables)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

@@ -2,6 +2,7 @@
 -- and SET ACCESS METHOD are refused on a partitioned table (expected/am_partitioned_am.out).
 -- 17 and later record one, which partitions created afterwards inherit, and which depends
 -- on the access method like a table's (expected/am_partitioned_am_1.out).
+-- Design points: D3
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

@@ -1,6 +1,7 @@
 -- TOAST on hotheap tables: external, compressed, compressed-and-external values, updates
 -- that keep or replace them, slices, indexes on toasted columns, rewrites. The TOAST table
 -- of a hotheap table is a plain heap table (hotheap's relation_toast_am).
+-- Design points: none (heap operations on hotheap tables)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

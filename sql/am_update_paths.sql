@@ -3,6 +3,7 @@
 -- change NEW, that skip rows, that update other hotheap tables), RETURNING, foreign keys
 -- with ON UPDATE CASCADE / SET NULL, updatable views, generated columns. Only results
 -- are checked.
+-- Design points: D7
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

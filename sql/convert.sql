@@ -1,4 +1,5 @@
 -- Zero-rewrite conversion between heap and hotheap.
+-- Design points: D11
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

@@ -1,5 +1,6 @@
 -- jsonb fields as index inputs: an index reading a document only through -> / ->> with a
 -- constant key depends on that field, not on the whole document (src/glue/jsonb_parts.hpp).
+-- Design points: D3, D11
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 CREATE EXTENSION IF NOT EXISTS amcheck;

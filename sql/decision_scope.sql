@@ -1,5 +1,6 @@
 -- The running statement and the indexes' true inputs: when hotplus skips its checks, and
 -- when it must not.
+-- Design points: D6, D9, D12
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 CREATE EXTENSION IF NOT EXISTS amcheck;

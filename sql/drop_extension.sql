@@ -1,6 +1,7 @@
 -- DROP EXTENSION hotplus while hotheap tables exist fails and loses nothing. DROP EXTENSION
 -- hotplus CASCADE runs in a database of its own, so that it never touches what other tests
 -- use; the extension can be created again afterwards.
+-- Design points: none (the extension's objects)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

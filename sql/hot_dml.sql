@@ -2,6 +2,7 @@
 -- and partitioned tables (hotheap partitions next to a heap partition, row movement
 -- between partitions). The decision is the same as for a plain UPDATE: HOT when only an
 -- unindexed part of an indexed expression's input changes.
+-- Design points: D3, D11
 SET client_min_messages = warning;
 SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;

@@ -5,6 +5,7 @@
 -- btrees, and index scan, bitmap scan and sequential scan must return the same rows,
 -- looking up both the old and the new value.
 -- A stock heap twin shows heap's decision where it differs.
+-- Design points: D2, D3, D4, D11
 SET client_min_messages = warning;
 SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;

@@ -3,6 +3,7 @@
 -- expression. hotplus compares expression values in the expression's own type (tsvector,
 -- int4range): equal values give equal stored keys, so the update is HOT; values that differ
 -- as tsvector but would give the same gtsvector are still a change (not HOT).
+-- Design points: D2, D6a
 SET client_min_messages = warning;
 SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;

@@ -6,6 +6,7 @@
 -- Also: indexes a failed CREATE INDEX CONCURRENTLY left behind are never evaluated (D1),
 -- the old version read from the TID (ON CONFLICT DO UPDATE) stays readable, and
 -- hotplus.verify stops wrong decisions (hotplus.verify_selftest).
+-- Design points: D1, D7, D8, D8a, D9, D13
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

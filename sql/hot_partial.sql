@@ -5,6 +5,7 @@
 -- particular for a query whose WHERE clause is the index predicate: a row that left the
 -- predicate but kept an index entry would show up through the index only (amcheck cannot
 -- see that).
+-- Design points: D3, D4
 SET client_min_messages = warning;
 SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;

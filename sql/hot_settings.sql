@@ -11,6 +11,7 @@
 --   D  an unindexed column (heap goes HOT too)
 --   E  the indexed field of the document (never HOT)
 --   F  the partial index's predicate becomes true (never HOT)
+-- Design points: D2, D8, D11
 SET client_min_messages = warning;
 SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;

@@ -5,6 +5,7 @@
 -- old stored datum is kept, so no TOAST row is written or deleted and the stored form
 -- (compression, size, TOAST value) stays. Values that really change are not HOT, and
 -- numeric 1.0 -> 1.00 (equal for the opclass, different bytes) is not HOT either.
+-- Design points: D2, D8
 SET client_min_messages = warning;
 SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;

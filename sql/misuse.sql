@@ -1,4 +1,5 @@
 -- Bad input and misuse: each gets a clear error or a documented behaviour.
+-- Design points: D4
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

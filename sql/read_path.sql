@@ -3,6 +3,7 @@
 -- row. Every query below runs with hotplus.read_path on and off (fresh plans each time) and
 -- must give the same rows; read_check() also reports whether the plan used the node, so a
 -- test that stopped exercising the read path shows up as a changed expected output.
+-- Design points: D8, D14
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

@@ -1,6 +1,7 @@
 -- The statement scope's memory (src/glue/statement_scope.cpp): constant per result
 -- relation, whatever the row order. Not a decision test: it updates 12000 rows, too many for
 -- the debug_discard_caches runs of the decision_* tests.
+-- Design points: D12
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

@@ -1,5 +1,6 @@
 -- Security: no superuser needed to use hotheap tables; statistics readable by everyone,
 -- reset restricted; the extension script is immune to a hostile search_path.
+-- Design points: none (privileges and the extension script)
 CREATE DATABASE hotplus_security;
 \c hotplus_security
 SET client_min_messages = warning;

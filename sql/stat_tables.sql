@@ -1,4 +1,5 @@
 -- Statistics in backend mode: why updates were HOT or not, per table and per index.
+-- Design points: D2, D8
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;

@@ -2,6 +2,7 @@
 -- tables keep their access method and rows, the counts gathered before stay, and the view
 -- gains the read path's columns (1.1), which then count HotheapRead scans; 1.2 adds the
 -- statistics of Citus distributed tables, empty where Citus is not installed.
+-- Design points: none (the extension's objects)
 CREATE DATABASE hotplus_upgrade;
 \c hotplus_upgrade
 CREATE EXTENSION hotplus VERSION '1.0';

@@ -3,6 +3,7 @@
 # INDEX, under write-back-heavy traffic (toasted values written back unchanged, which hotheap
 # stores as the old TOAST datum and decoding reports as unchanged). The subscriber must end
 # up equal to the publisher, with its indexes complete.
+# Design points: D5, D8
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -2,6 +2,7 @@
 # tables with expression and partial indexes, an immediate shutdown in the middle of it, then
 # after restart every index passes amcheck and index scans agree with sequential scans; a
 # streaming standby answers index queries exactly like the primary.
+# Design points: none (WAL replay of hotheap updates)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -1,5 +1,6 @@
 # pg_dump/pg_restore and pg_upgrade (15 to 15, --link and copy) keep hotheap tables, their
 # access method, data and indexes.
+# Design points: none (dump, restore and upgrade)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -4,6 +4,7 @@
 # entries of dropped tables and databases go, so churn does not fill the bound for good;
 # hotplus_stat_info() shows the bound and what it left uncounted; a superuser can reset
 # every database.
+# Design points: none (statistics)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

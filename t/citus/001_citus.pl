@@ -13,6 +13,7 @@
 #  - a shard moved (block_writes) and a rebalance (logical replication) keep hotheap;
 #  - ALTER EXTENSION hotplus UPDATE on the coordinator reaches the workers, and
 #    hotplus_stat_distributed_tables sums the shards' statistics on the coordinator.
+# Design points: D3, D8, D8a
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# Design points: D1, D2, D3, D8, D8a, D11, D13
 """Randomized differential test: hotheap against a heap twin.
 
 For each seed: a random table shape (columns with every TOAST storage; expression, partial,

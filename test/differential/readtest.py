@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# Design points: D14
 """Randomized differential test of hotplus's read path: every query with hotplus.read_path on
 and off must return exactly the same rows.
 

@@ -1,5 +1,6 @@
 // The HOT decision against a brute-force model of the rule, over every index shape and
 // every update on a 3-column table, and over random sets of indexes.
+// Design points: D1, D3, D4, D6a, D9
 #include <catch2/catch.hpp>
 
 #include "core/hot_decision.hpp"

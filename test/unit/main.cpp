@@ -1,2 +1,3 @@
+// Design points: none (the Catch2 runner)
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>

@@ -1,5 +1,6 @@
 // The read path's per-scan decision (core/read_plan.hpp, src/README.md D14), exhaustively
 // over every use pattern of tables of up to 9 columns, against a direct restatement.
+// Design points: D14
 #include <catch2/catch.hpp>
 
 #include "core/read_plan.hpp"
