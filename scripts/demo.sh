@@ -10,7 +10,7 @@ ROWS=${ROWS:-20000}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-15}
 
 bash scripts/install-deps.sh
-make -s -j2 >/dev/null
+make -s -j"$(nproc)" >/dev/null
 make -s install >/dev/null
 
 inside() {

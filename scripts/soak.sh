@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=${1:-30}
 bash scripts/install-deps.sh
-make -s -j2 >/dev/null && make -s install >/dev/null
+make -s -j"$(nproc)" >/dev/null && make -s install >/dev/null
 pg_virtualenv -t -v 15 /usr/bin/python3 test/differential/difftest.py --soak "$minutes" "${@:2}"

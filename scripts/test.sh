@@ -142,7 +142,7 @@ run_target() { # target
 
 	# --- build: must be warning-free -----------------------------------------------------
 	make clean >/dev/null 2>&1
-	if make -j2 >"$log_dir/build.log" 2>&1 && make install >>"$log_dir/build.log" 2>&1; then
+	if make -j"$(nproc)" >"$log_dir/build.log" 2>&1 && make install >>"$log_dir/build.log" 2>&1; then
 		if grep -q 'warning:' "$log_dir/build.log"; then
 			grep 'warning:' "$log_dir/build.log"
 			record build 0 1
@@ -252,7 +252,7 @@ done
 prefix=""
 if [ "${targets[-1]}" != 15 ]; then
 	make clean >/dev/null 2>&1
-	PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config make -j2 >/dev/null 2>&1
+	PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config make -j"$(nproc)" >/dev/null 2>&1
 fi
 
 if ((failed > 0)); then
