@@ -15,6 +15,9 @@ make -s install >/dev/null
 
 inside() {
 	set -euo pipefail
+	# The throughput of each table, in a directory of this run's own.
+	tps_dir=$(mktemp -d -t hotplus-demo.XXXXXX)
+	trap 'rm -rf "$tps_dir"' EXIT
 	psql -X -q -v ON_ERROR_STOP=1 -v rows="$ROWS" -f demo/setup.sql >/dev/null
 	echo "Two tables of $ROWS JSONB documents, 10 expression indexes each (doc->>'customer', ...)."
 	echo "Workload: 2 clients, UPDATE ... SET doc = jsonb_set(doc, '{counter}', ...) WHERE id = random,"
@@ -28,21 +31,20 @@ inside() {
 			sed -n 's/^tps = \([0-9.]*\) .*/\1/p')
 		rm -f "$script"
 		printf '%-14s %10.0f TPS\n' "$table" "$tps"
-		echo "$tps" >"/tmp/hotplus-demo-$table"
+		echo "$tps" >"$tps_dir/$table"
 	done
 	echo
 	psql -X -q -c 'SELECT pg_stat_force_next_flush()' >/dev/null 2>&1 || true
 	sleep 1
 	psql -X -f demo/report.sql
 	awk 'NR==FNR {h=$1; next} {printf "hotheap / heap throughput: %.2fx\n", $1 / h}' \
-		/tmp/hotplus-demo-docs_heap /tmp/hotplus-demo-docs_hotheap
+		"$tps_dir/docs_heap" "$tps_dir/docs_hotheap"
 	echo
 	echo "Why, according to hotplus (hotplus_stat_tables, cluster-wide: hotplus is preloaded here):"
 	psql -X -c "SELECT relname, updates, hot_stock, hot_by_expression, nonhot_index_changed,
 	                   nonhot_page_full, round(check_time_ms::numeric / nullif(updates, 0) * 1000, 2) AS check_us_per_update
 	            FROM hotplus_stat_tables"
 	echo "hot_by_expression: HOT because all 10 expression indexes kept their values; heap cannot know that."
-	rm -f /tmp/hotplus-demo-docs_*
 	echo
 	echo "Reads (hotplus.read_path): five fields of a toasted jsonb, heap and hotheap."
 	psql -X -q -f demo/read.sql
