@@ -31,8 +31,10 @@ if ! as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust --no-sync >"$
 	rm -rf "$dir"
 	exit 2
 fi
-# A random port: two runs at once must not pick the same first free one.
-port=$((20000 + RANDOM % 20000))
+# A random port: two runs at once must not pick the same first free one. Should the port be
+# in use all the same, the start is retried on another one a few times.
+random_port() { echo $((20000 + RANDOM % 20000)); }
+port=$(random_port)
 {
 	echo "port = $port"
 	echo "unix_socket_directories = '$dir'"
@@ -41,11 +43,20 @@ port=$((20000 + RANDOM % 20000))
 	for s in "${settings[@]}"; do echo "$s"; done
 } >>"$dir/data/postgresql.conf"
 
-if ! as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 start >/dev/null; then
-	cat "$dir/server.log" >&2
+attempt=1
+until as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 start >/dev/null 2>"$dir/pg_ctl.err"; do
+	if ((attempt < 5)) && grep -qE 'Address already in use|lock file ".*\.s\.PGSQL\.[0-9]+\.lock" already exists' "$dir/server.log"; then
+		echo "with-cluster.sh: port $port in use, trying another" >&2
+		attempt=$((attempt + 1))
+		port=$(random_port)
+		sed -i "s/^port = .*/port = $port/" "$dir/data/postgresql.conf"
+		as_owner truncate -s 0 "$dir/server.log"
+		continue
+	fi
+	cat "$dir/pg_ctl.err" "$dir/server.log" >&2
 	rm -rf "$dir"
 	exit 2
-fi
+done
 
 PATH="$bindir:$PATH" PGHOST=$dir PGPORT=$port PGUSER=postgres PGDATABASE=postgres "$@"
 rc=$?
