@@ -53,8 +53,8 @@ BENCH_DIRTY=$(git status --porcelain --untracked-files=all -- src Makefile hotpl
 export BENCH_COMMIT BENCH_DIRTY
 
 # Debian's python3 (the one python3-psycopg2 and python3-matplotlib are installed for), not
-# whatever python3 comes first in PATH.
-PY=/usr/bin/python3
+# whatever python3 comes first in PATH, unless PYTHON says otherwise.
+PYTHON=${PYTHON:-/usr/bin/python3}
 export BENCH_COMMAND="bash bench/run.sh${*:+ $*}"
 export MPLBACKEND=Agg
 # The cluster: a temporary data directory; settings as documented in the report.
@@ -65,4 +65,4 @@ pg_virtualenv -t -v 15 \
 	-o 'synchronous_commit=off' \
 	-o 'fsync=off' \
 	-o 'full_page_writes=off' \
-	"$PY" bench/bench.py --mode "$mode" ${args[@]+"${args[@]}"}
+	"$PYTHON" bench/bench.py --mode "$mode" ${args[@]+"${args[@]}"}

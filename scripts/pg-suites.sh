@@ -11,6 +11,8 @@
 # below, with the reason). Prints "pg-regress: N passed, N failed" and "pg-isolation: ...".
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Debian's python3 (the one python3-psycopg2 is installed for) unless PYTHON says otherwise.
+PYTHON=${PYTHON:-/usr/bin/python3}
 root=$(pwd)
 log_dir=${1:?usage: pg-suites.sh LOGDIR}
 mkdir -p "$log_dir"
@@ -76,7 +78,7 @@ summarize() { # name log diffs
 	for t in $(failed_tests "$log"); do
 		if [ -n "${EXPECTED_DIFFS[$t]:-}" ]; then
 			echo "$name: $t differs as expected: ${EXPECTED_DIFFS[$t]}"
-		elif /usr/bin/python3 scripts/plan-only-diff.py "$diffs" "$t"; then
+		elif "$PYTHON" scripts/plan-only-diff.py "$diffs" "$t"; then
 			echo "$name: $t differs in plan shape only"
 		else
 			echo "$name: $t FAILED (see $diffs)"

@@ -30,6 +30,8 @@
 # /var/cache/hotplus by scripts/build-pg.sh (about 10 minutes on 2 cores), then reused.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Debian's python3 (the one python3-psycopg2 is installed for) unless PYTHON says otherwise.
+PYTHON=${PYTHON:-/usr/bin/python3}
 root=$(pwd)
 # Not log/: PGXS's "make clean" removes that.
 log_root=${HOTPLUS_LOG_DIR:-$root/test-logs}
@@ -171,7 +173,7 @@ run_target() { # target
 	fi
 
 	# Fixed seeds, so CI is repeatable; scripts/soak.sh runs random seeds for as long as you like.
-	cluster differential /usr/bin/python3 test/differential/difftest.py --seeds "${HOTPLUS_DIFF_SEEDS:-1-40}" \
+	cluster differential "$PYTHON" test/differential/difftest.py --seeds "${HOTPLUS_DIFF_SEEDS:-1-40}" \
 		>"$log_dir/differential.log" 2>&1
 	grep -E 'FAILED|^    ' "$log_dir/differential.log" | head -60 || true
 	local p f
@@ -184,7 +186,7 @@ run_target() { # target
 	record differential "$p" "$f"
 
 	# The read path: random schemas and queries, identical results with it on and off.
-	cluster read-differential /usr/bin/python3 test/differential/readtest.py \
+	cluster read-differential "$PYTHON" test/differential/readtest.py \
 		--seeds "${HOTPLUS_READ_SEEDS:-1-20}" >"$log_dir/read-differential.log" 2>&1
 	grep -E 'FAILED|^    ' "$log_dir/read-differential.log" | head -60 || true
 	p=$(grep -c ' ok (' "$log_dir/read-differential.log")

@@ -13,6 +13,8 @@
 # Valgrind error names a hotplus frame (all errors are kept in $HOTPLUS_LOG_DIR/valgrind).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Debian's python3 (the one python3-psycopg2 is installed for) unless PYTHON says otherwise.
+PYTHON=${PYTHON:-/usr/bin/python3}
 root=$(pwd)
 version=${1:-15}
 seeds=""
@@ -82,7 +84,7 @@ if [ "${HOTPLUS_VALGRIND_ISOLATION-x}" != "" ]; then
 fi
 cp regression.diffs output_iso/regression.diffs "$log_dir/" 2>/dev/null
 if [ -n "$seeds" ]; then
-	/usr/bin/python3 test/differential/difftest.py --seeds "$seeds" >"$log_dir/differential.log" 2>&1
+	"$PYTHON" test/differential/difftest.py --seeds "$seeds" >"$log_dir/differential.log" 2>&1
 	passed=$((passed + $(grep -c ' ok (' "$log_dir/differential.log")))
 	failed=$((failed + $(grep -c ' FAILED ' "$log_dir/differential.log")))
 fi
