@@ -2,8 +2,8 @@
 """hotplus benchmark driver: heap vs hotheap, interleaved, on one throwaway cluster.
 
 Run it through bench/run.sh, which installs dependencies, builds and installs hotplus and
-starts the cluster (pg_virtualenv) whose PG* environment variables this script uses; or
-directly in any throwaway cluster (scripts/with-cluster.sh), where it pins a private copy of
+starts the cluster (scripts/with-cluster.sh) whose PG* environment variables this script uses;
+or directly in any throwaway cluster (scripts/with-cluster.sh), where it pins a private copy of
 the installed library itself.
 See bench/README.md for what each workload does and how the numbers are computed.
 """

@@ -4,12 +4,15 @@
 #   bash bench/run.sh [--quick|--full]      (or: make bench BENCH_ARGS=--quick)
 #
 # Installs what it needs from Debian's packages, builds and installs hotplus, starts a
-# throwaway PostgreSQL 15 cluster (pg_virtualenv) and runs bench/bench.py in it, which
-# writes bench/results/report.md, raw.csv, meta.json and the PNG charts.
+# throwaway PostgreSQL 15 cluster (scripts/with-cluster.sh, like the tests) and runs
+# bench/bench.py in it, which writes bench/results/report.md, raw.csv, meta.json and the PNG
+# charts.
 # Default mode: < 20 minutes on a 2-core machine; --quick: a few minutes; --full: v43's sizes.
 # Extra options after the mode go to bench.py (see bench/bench.py --help), e.g. --rounds 3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Debian's PostgreSQL 15, for the build, the installation and the cluster.
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 
 mode=default
 args=()
@@ -57,12 +60,14 @@ export BENCH_COMMIT BENCH_DIRTY
 PYTHON=${PYTHON:-/usr/bin/python3}
 export BENCH_COMMAND="bash bench/run.sh${*:+ $*}"
 export MPLBACKEND=Agg
-# The cluster: a temporary data directory; settings as documented in the report.
-pg_virtualenv -t -v 15 \
-	-o 'shared_buffers=1GB' \
-	-o 'max_wal_size=4GB' \
-	-o 'checkpoint_timeout=30min' \
-	-o 'synchronous_commit=off' \
-	-o 'fsync=off' \
-	-o 'full_page_writes=off' \
+# The cluster: a temporary data directory (scripts/with-cluster.sh sets the PG* variables
+# bench.py connects with); settings as documented in the report.
+bash scripts/with-cluster.sh \
+	-o 'shared_buffers = 1GB' \
+	-o 'max_wal_size = 4GB' \
+	-o 'checkpoint_timeout = 30min' \
+	-o 'synchronous_commit = off' \
+	-o 'fsync = off' \
+	-o 'full_page_writes = off' \
+	-- \
 	"$PYTHON" bench/bench.py --mode "$mode" ${args[@]+"${args[@]}"}
