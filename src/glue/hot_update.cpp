@@ -152,30 +152,38 @@ struct Findings
 };
 
 // The change of every jsonb part (a field read through -> / ->>): Same when its column is,
-// or when the field's value is the same bytes in both versions of a changed document.
+// or when the field's value is the same bytes in both versions of a changed document. The
+// parts of one column are compared in one pass over both documents (compare_parts).
 void
 classify_parts(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *new_slot, Findings *f)
 {
 	core::ColumnChanges &changes = info->core->changes;
-	for (int i = 0; i < info->parts.nparts; i++)
+	const JsonbPartRegistry &registry = info->parts;
+	constexpr int kOnStack = 64;
+	bool same_on_stack[kOnStack];
+	for (int first = 0, end; first < registry.nparts; first = end)
 	{
-		const JsonbPart &part = info->parts.parts[i];
-		const core::ColumnNumber number = info->natts + 1 + i;
-		core::ColumnChange change = changes.get(part.column);
+		const AttrNumber column = registry.parts[registry.by_column[first]].column;
+		for (end = first + 1; end < registry.nparts && registry.parts[registry.by_column[end]].column == column; end++)
+			;
+		const int n = end - first;
+		core::ColumnChange change = changes.get(column);
+		bool *same = nullptr;
 		// hotplus.check_expressions = off: expression inputs are whole columns, as in heap.
 		if (change == core::ColumnChange::Changed && settings.check_expressions &&
-			!old_slot->tts_isnull[part.column - 1] &&
-			!new_slot->tts_isnull[part.column - 1])
+			!old_slot->tts_isnull[column - 1] && !new_slot->tts_isnull[column - 1])
 		{
-			Datum old_doc = detoasted_value(info, kOld, part.column, old_slot->tts_values[part.column - 1]);
-			Datum new_doc = detoasted_value(info, kNew, part.column, new_slot->tts_values[part.column - 1]);
-			if (jsonb_part_equal(old_doc, new_doc, part.key))
-			{
-				change = core::ColumnChange::Same;
-				f->by_parts = true;
-			}
+			same = n <= kOnStack ? same_on_stack : static_cast<bool *>(palloc(sizeof(bool) * n));
+			compare_parts(detoasted_value(info, kOld, column, old_slot->tts_values[column - 1]),
+						  detoasted_value(info, kNew, column, new_slot->tts_values[column - 1]), &registry, first, n,
+						  same);
 		}
-		changes.set(number, change);
+		for (int k = 0; k < n; k++)
+		{
+			const bool kept = same != nullptr && same[k];
+			f->by_parts |= kept;
+			changes.set(info->natts + 1 + registry.by_column[first + k], kept ? core::ColumnChange::Same : change);
+		}
 	}
 }
 

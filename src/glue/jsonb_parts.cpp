@@ -1,3 +1,7 @@
+// Standard headers before PostgreSQL's (port.h redefines printf and friends).
+#include <algorithm>
+#include <type_traits>
+
 #include "glue/jsonb_parts.hpp"
 
 extern "C" {
@@ -6,6 +10,7 @@ extern "C" {
 #include "fmgr.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
+#include "port/pg_bitutils.h"
 #include "utils/fmgroids.h"
 #include "utils/jsonb.h"
 }
@@ -103,8 +108,143 @@ walk(Node *node, void *context)
 	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(walk)), state);
 }
 
+// jsonb's order of object keys: shorter first, then bytewise (lengthCompareJsonbString).
+int
+compare_keys(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	if (alen != blen)
+		return alen < blen ? -1 : 1;
+	return memcmp(a, b, alen);
+}
+
+// The key/value pairs of a jsonb object in stored (key) order. Each entry's place is kept as
+// a running end offset, so a pass over n pairs reads each JEntry once, where a lookup
+// (getJsonbOffset) walks back up to JB_OFFSET_STRIDE entries. A container that is not an
+// object has no pairs: `->` and `->>` give NULL for every key there, as for an absent key.
+class PairCursor
+{
+public:
+	explicit PairCursor(const Jsonb *doc)
+		: container_(&doc->root), count_(JB_ROOT_IS_OBJECT(doc) ? JB_ROOT_COUNT(doc) : 0),
+		  base_(reinterpret_cast<const char *>(&doc->root.children[2 * count_]))
+	{
+		// Values follow the keys: the first value starts where the last key ends.
+		for (int i = static_cast<int>(count_) - 1; i >= 0; i--)
+		{
+			value_end_ += JBE_OFFLENFLD(container_->children[i]);
+			if (JBE_HAS_OFF(container_->children[i]))
+				break;
+		}
+		if (count_ > 0)
+			load();
+	}
+
+	// Moves to the first pair whose key is not below key; returns whether it is that key.
+	bool seek(const char *key, uint32 len)
+	{
+		while (index_ < count_)
+		{
+			const int c = compare_keys(key_, key_len_, key, len);
+			if (c >= 0)
+				return c == 0;
+			next();
+		}
+		return false;
+	}
+
+	// Whether the current values of two cursors are the same bytes of the same type.
+	bool same_value_as(const PairCursor &other) const
+	{
+		const JEntry a = value_entry(), b = other.value_entry();
+		if ((a & JENTRY_TYPEMASK) != (b & JENTRY_TYPEMASK))
+			return false;
+		if (JBE_ISNULL(a) || JBE_ISBOOL_TRUE(a) || JBE_ISBOOL_FALSE(a))
+			return true;
+		const char *x, *y;
+		uint32 xlen, ylen;
+		value_bytes(&x, &xlen);
+		other.value_bytes(&y, &ylen);
+		return xlen == ylen && memcmp(x, y, xlen) == 0;
+	}
+
+private:
+	JEntry value_entry() const { return container_->children[count_ + index_]; }
+
+	// Numerics and containers are int-aligned after padding counted in the entry's length
+	// (fillJsonbValue): compare from the aligned start, so the padding never counts.
+	void value_bytes(const char **data, uint32 *len) const
+	{
+		uint32 start = value_start_;
+		if (JBE_ISNUMERIC(value_entry()) || JBE_ISCONTAINER(value_entry()))
+			start = INTALIGN(start);
+		*data = base_ + start;
+		*len = value_end_ > start ? value_end_ - start : 0;
+	}
+
+	static uint32 end_of(JEntry entry, uint32 start)
+	{
+		return JBE_HAS_OFF(entry) ? JBE_OFFLENFLD(entry) : start + JBE_OFFLENFLD(entry);
+	}
+
+	void load()
+	{
+		const uint32 key_start = key_end_;
+		key_end_ = end_of(container_->children[index_], key_start);
+		key_ = base_ + key_start;
+		key_len_ = key_end_ - key_start;
+		value_start_ = value_end_;
+		value_end_ = end_of(value_entry(), value_start_);
+	}
+
+	void next()
+	{
+		if (++index_ < count_)
+			load();
+	}
+
+	const JsonbContainer *container_;
+	uint32 count_;
+	const char *base_;
+	uint32 index_ = 0;
+	uint32 key_end_ = 0;
+	uint32 value_start_ = 0;
+	uint32 value_end_ = 0;
+	const char *key_ = nullptr;
+	uint32 key_len_ = 0;
+};
+// Lives in frames an ERROR may unwind (detoasting can fail around it).
+static_assert(std::is_trivially_destructible_v<PairCursor>);
+
+} // namespace
+
+void
+collect_inputs(Node *expr, Bitmapset **columns, Bitmapset **parts, JsonbPartRegistry *registry)
+{
+	WalkState state{columns, parts, registry};
+	walk(expr, &state);
+}
+
+void
+order_parts(JsonbPartRegistry *registry)
+{
+	registry->by_column = static_cast<int *>(palloc(sizeof(int) * Max(registry->nparts, 1)));
+	for (int i = 0; i < registry->nparts; i++)
+		registry->by_column[i] = i;
+	const JsonbPart *parts = registry->parts;
+	std::sort(registry->by_column, registry->by_column + registry->nparts, [parts](int a, int b) {
+		if (parts[a].column != parts[b].column)
+			return parts[a].column < parts[b].column;
+		return compare_keys(VARDATA_ANY(parts[a].key), VARSIZE_ANY_EXHDR(parts[a].key), VARDATA_ANY(parts[b].key),
+							VARSIZE_ANY_EXHDR(parts[b].key)) < 0;
+	});
+}
+
+namespace {
+
+// Whether the values under one key in two objects are the same bytes of the same type, as
+// getKeyJsonValueFromContainer returns them (nullptr: the key is absent).
 bool
-same_value(const JsonbValue *a, const JsonbValue *b)
+same_found_value(const JsonbValue *a, const JsonbValue *b)
 {
 	if (a == nullptr || b == nullptr)
 		return a == b;
@@ -133,30 +273,60 @@ same_value(const JsonbValue *a, const JsonbValue *b)
 }
 
 const JsonbValue *
-lookup(Jsonb *doc, const text *key, JsonbValue *out)
+lookup(const Jsonb *doc, const char *key, uint32 len, JsonbValue *out)
 {
 	if (!JB_ROOT_IS_OBJECT(doc))
 		return nullptr; // -> and ->> give NULL for anything but an object
-	return getKeyJsonValueFromContainer(&doc->root, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key), out);
+	return getKeyJsonValueFromContainer(const_cast<JsonbContainer *>(&doc->root), key, len, out);
+}
+
+uint32
+object_pairs(const Jsonb *doc)
+{
+	return JB_ROOT_IS_OBJECT(doc) ? JB_ROOT_COUNT(doc) : 0;
+}
+
+// Whether one pass over both objects' pairs costs less than a binary search per part in
+// each. A pass reads at most every pair of both; a search probes about log2(pairs) + 1 keys,
+// and a probe costs several pass steps (getJsonbOffset walks back up to JB_OFFSET_STRIDE
+// entries): 8 is an estimate. Both ways give the same answer; only the cost differs.
+bool
+one_pass_is_cheaper(const Jsonb *old_doc, const Jsonb *new_doc, int nparts)
+{
+	const uint32 old_pairs = object_pairs(old_doc), new_pairs = object_pairs(new_doc);
+	const uint32 probes = pg_leftmost_one_pos32(Max(old_pairs, new_pairs) | 1) + 2;
+	return old_pairs + new_pairs <= static_cast<uint32>(nparts) * 8 * probes;
 }
 
 } // namespace
 
 void
-collect_inputs(Node *expr, Bitmapset **columns, Bitmapset **parts, JsonbPartRegistry *registry)
-{
-	WalkState state{columns, parts, registry};
-	walk(expr, &state);
-}
-
-bool
-jsonb_part_equal(Datum old_value, Datum new_value, const text *key)
+compare_parts(Datum old_value, Datum new_value, const JsonbPartRegistry *registry, int first, int n, bool *same)
 {
 	// 4-byte headers for VARDATA-based access (a short inline value is copied).
-	Jsonb *old_doc = reinterpret_cast<Jsonb *>(pg_detoast_datum(reinterpret_cast<struct varlena *>(DatumGetPointer(old_value))));
-	Jsonb *new_doc = reinterpret_cast<Jsonb *>(pg_detoast_datum(reinterpret_cast<struct varlena *>(DatumGetPointer(new_value))));
-	JsonbValue old_out, new_out;
-	return same_value(lookup(old_doc, key, &old_out), lookup(new_doc, key, &new_out));
+	const Jsonb *old_doc = reinterpret_cast<Jsonb *>(pg_detoast_datum(reinterpret_cast<struct varlena *>(DatumGetPointer(old_value))));
+	const Jsonb *new_doc = reinterpret_cast<Jsonb *>(pg_detoast_datum(reinterpret_cast<struct varlena *>(DatumGetPointer(new_value))));
+	if (!one_pass_is_cheaper(old_doc, new_doc, n))
+	{
+		for (int k = 0; k < n; k++)
+		{
+			const text *key = registry->parts[registry->by_column[first + k]].key;
+			JsonbValue old_found, new_found;
+			same[k] = same_found_value(lookup(old_doc, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key), &old_found),
+									   lookup(new_doc, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key), &new_found));
+		}
+		return;
+	}
+	PairCursor old_pairs(old_doc), new_pairs(new_doc);
+	for (int k = 0; k < n; k++)
+	{
+		const text *key = registry->parts[registry->by_column[first + k]].key;
+		const char *data = VARDATA_ANY(key);
+		const uint32 len = VARSIZE_ANY_EXHDR(key);
+		const bool in_old = old_pairs.seek(data, len);
+		const bool in_new = new_pairs.seek(data, len);
+		same[k] = in_old == in_new && (!in_old || old_pairs.same_value_as(new_pairs));
+	}
 }
 
 } // namespace hotplus

@@ -249,6 +249,7 @@ build_unguarded(Relation rel, RelationInfo **building)
 		i++;
 	}
 	info->nindexes = i;
+	order_parts(&info->parts);
 
 	// The attribute arrays of every index, then the C++ shapes.
 	const int ninputs = natts + info->parts.nparts + 1;
