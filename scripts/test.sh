@@ -135,7 +135,7 @@ run_target() { # target
 	local started=$SECONDS
 	PG_CONFIG=$(pg_config_for "$target" 2>"$log_dir/server-build.log")
 	if [ ! -x "$PG_CONFIG" ]; then
-		tail -20 "$log_dir/server-build.log"
+		tail -n 50 "$log_dir/server-build.log"
 		record server 0 1
 		return
 	fi
