@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hotplus demo, as root on a fresh Debian 12: installs dependencies, builds and installs
-# hotplus, starts a throwaway PostgreSQL 15 cluster, and runs the same JSONB workload (an
+# hotplus, starts a throwaway PostgreSQL 15 cluster (scripts/with-cluster.sh), and runs the same JSONB workload (an
 # UPDATE of a document field that no index covers, on a table with 10 expression indexes
 # over other fields) against a heap table and a hotheap table, side by side; then a read of
 # five fields of a toasted jsonb on both (the read path).
@@ -10,6 +10,8 @@ ROWS=${ROWS:-20000}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-15}
 
 bash scripts/install-deps.sh
+# Debian's PostgreSQL 15 (what install-deps.sh installs), for the build and the cluster alike.
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 make -s -j"$(nproc)" >/dev/null
 make -s install >/dev/null
 
@@ -51,4 +53,4 @@ inside() {
 }
 export -f inside
 export ROWS SECONDS_PER_RUN
-pg_virtualenv -t -v 15 -o "shared_preload_libraries=hotplus" bash -c inside
+bash scripts/with-cluster.sh -o "shared_preload_libraries = 'hotplus'" -- bash -c inside

@@ -3,6 +3,9 @@
 # Idempotent and quick when everything is already there.
 set -euo pipefail
 
+# postgresql-common: postgresql-15 depends on it anyway, and it provides /usr/bin/pg_config,
+# the PG_CONFIG of a plain "make"; no script uses its cluster tools (pg_virtualenv, ...):
+# throwaway clusters come from scripts/with-cluster.sh.
 packages=(
 	build-essential g++ make pkgconf
 	postgresql-15 postgresql-server-dev-15 postgresql-client-15 postgresql-common

@@ -28,14 +28,31 @@
 #
 # A target other than 15 is a server built once from Debian's source package into
 # /var/cache/hotplus by scripts/build-pg.sh (about 10 minutes on 2 cores), then reused.
+#
+# The working tree is never built in, cleaned or written to (except test-logs/): the unit
+# tests and each target build in a copy of the tree's files (tracked ones with their
+# uncommitted changes, and untracked ones git does not ignore) in a temporary directory,
+# removed at the end, and the regression and isolation suites run in the target's copy. A
+# copy rather than a PGXS VPATH build, because the Makefile's wildcards and -Isrc and the
+# tests' "\i test/sql_helpers/..." are relative to the current directory.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Debian's python3 (the one python3-psycopg2 is installed for) unless PYTHON says otherwise.
 PYTHON=${PYTHON:-/usr/bin/python3}
 root=$(pwd)
-# Not log/: PGXS's "make clean" removes that.
 log_root=${HOTPLUS_LOG_DIR:-$root/test-logs}
 mkdir -p "$log_root"
+work=$(mktemp -d -t hotplus-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+copy_tree() { # dir: the working tree's files, as they are now, copied to dir (needs a git checkout)
+	mkdir -p "$1"
+	(cd "$root" && git -c safe.directory="$root" ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do
+			# A tracked file deleted in the working tree is left out.
+			if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
+		done | xargs -0 -r cp -P --parents -t "$1")
+}
 targets=("$@")
 ((${#targets[@]})) || targets=(15 18-cassert)
 
@@ -55,7 +72,8 @@ record() { # name passed failed
 
 # --- unit: Catch2 (no server involved) -------------------------------------------------
 log_dir=$log_root
-make unit >"$log_dir/unit.log" 2>&1
+copy_tree "$work/unit" || { echo "copying the tree failed"; echo "0 passed, 1 failed"; exit 1; }
+make --no-print-directory -C "$work/unit" unit >"$log_dir/unit.log" 2>&1
 unit_rc=$?
 tail -3 "$log_dir/unit.log"
 if grep -q '^All tests passed' "$log_dir/unit.log"; then
@@ -69,7 +87,7 @@ else
 fi
 
 # --- test-lists: every file in sql/ and specs/ is in the Makefile's lists, and back -----
-if make -s check-test-lists >"$log_dir/test-lists.log" 2>&1; then
+if make -s --no-print-directory -C "$work/unit" check-test-lists >"$log_dir/test-lists.log" 2>&1; then
 	record test-lists 1 0
 else
 	cat "$log_dir/test-lists.log"
@@ -77,10 +95,11 @@ else
 fi
 
 # --- pg_regress / isolation: count from the runner's own summary ---------------------
-regress_suite() { # name diffs make-variables... : one pg_regress-style suite on a throwaway cluster
-	local name=$1 diffs=$2 file=$log_dir/$1.log rc total fails
+regress_suite() { # name diffs make-variables... : one pg_regress-style suite on a throwaway
+	# cluster, in the target's copy of the tree ($build_dir; diffs relative to it)
+	local name=$1 diffs=$build_dir/$2 file=$log_dir/$1.log rc total fails
 	rm -f "$diffs"
-	cluster "$name" make installcheck "${@:3}" >"$file" 2>&1
+	cluster "$name" make -C "$build_dir" installcheck "${@:3}" >"$file" 2>&1
 	rc=$?
 	grep -E '^(test | +[a-z_]+ +\.\.\.|(ok|not ok) +[0-9]+ | *(# )?All | *(# )?[0-9]+ of )' "$file" || true
 	# pg_regress 15 centres its summary (" All 17 tests passed. "); 16+ prints TAP
@@ -135,16 +154,22 @@ run_target() { # target
 	local started=$SECONDS
 	PG_CONFIG=$(pg_config_for "$target" 2>"$log_dir/server-build.log")
 	if [ ! -x "$PG_CONFIG" ]; then
-		tail -20 "$log_dir/server-build.log"
+		tail -n 50 "$log_dir/server-build.log"
 		record server 0 1
 		return
 	fi
 	export PG_CONFIG
 	echo "-- $target: $("$PG_CONFIG" --version) ($PG_CONFIG, ready after $((SECONDS - started)) s)"
 
-	# --- build: must be warning-free -----------------------------------------------------
-	make clean >/dev/null 2>&1
-	if make -j"$(nproc)" >"$log_dir/build.log" 2>&1 && make install >>"$log_dir/build.log" 2>&1; then
+	# --- build: must be warning-free; in a fresh copy of the tree --------------------------
+	build_dir=$work/$target
+	rm -rf "$build_dir"
+	if ! copy_tree "$build_dir"; then
+		record build 0 1
+		return
+	fi
+	if make -C "$build_dir" -j"$(nproc)" >"$log_dir/build.log" 2>&1 &&
+		make -C "$build_dir" install >>"$log_dir/build.log" 2>&1; then
 		if grep -q 'warning:' "$log_dir/build.log"; then
 			grep 'warning:' "$log_dir/build.log"
 			record build 0 1
@@ -213,11 +238,11 @@ run_target() { # target
 	# --- discard caches: code that holds relcache data across an invalidation point -------
 	if [[ $target == *-cassert ]]; then
 		local tests specs
-		tests=$(cd sql && ls hot_*.sql decision_*.sql read_*.sql | sed 's/\.sql$//' | tr '\n' ' ')
+		tests=$(cd "$build_dir/sql" && ls hot_*.sql decision_*.sql read_*.sql | sed 's/\.sql$//' | tr '\n' ' ')
 		# Not iso_hot_reindex_drop_concurrently: it shows that a prepared plan keeps scanning the
 		# original index because no invalidation is processed between its executions, which
 		# debug_discard_caches makes untrue (the plan is remade and scans the new index).
-		specs=$(cd specs && ls *.spec | grep -v '^iso_hot_reindex_drop_concurrently' | sed 's/\.spec$//' | tr '\n' ' ')
+		specs=$(cd "$build_dir/specs" && ls *.spec | grep -v '^iso_hot_reindex_drop_concurrently' | sed 's/\.spec$//' | tr '\n' ' ')
 		cluster_settings=(-o "debug_discard_caches = 1")
 		regress_suite discard-regress regression.diffs REGRESS="${HOTPLUS_DISCARD_TESTS:-$tests}" ISOLATION=
 		regress_suite discard-isolation output_iso/regression.diffs REGRESS= ISOLATION="${HOTPLUS_DISCARD_SPECS:-$specs}"
@@ -244,19 +269,14 @@ run_target() { # target
 	else
 		record server-log 1 0
 	fi
+	rm -rf "$build_dir"
 	echo "-- $target: done in $((SECONDS - started)) s"
 }
 
 for target in "${targets[@]}"; do
 	run_target "$target"
 done
-# Leave the tree built for Debian's server, as after "make".
 prefix=""
-if [ "${targets[-1]}" != 15 ]; then
-	make clean >/dev/null 2>&1
-	PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config make -j"$(nproc)" >/dev/null 2>&1
-fi
-
 if ((failed > 0)); then
 	echo "failed: ${failures[*]} (logs in $log_root)"
 fi
