@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Instructions per update, heap vs hotheap, counted by Valgrind (callgrind): a measure of
+hotplus's cost that the machine's speed cannot move.
+
+Timing on a shared machine is noisy (bench/README.md "Method"): rounds of one workload-1 case
+were seen to fall into two modes 1.5x apart in CPU time, with both access methods slow or fast
+together. Instruction counts do not depend on the CPU's speed or on the neighbours, so a small
+difference (the controls' +2% targets) can be resolved in one run. They do not see cache
+misses or lock waits: they complement the timed suite, they do not replace it.
+
+Method: a throwaway cluster is set up with psql, then stopped; every measurement is one
+single-user backend (`postgres --single`) run under callgrind, and its total instruction count.
+Each measurement is made twice, on an identical fresh table, with n and 2n units of work
+(rows of one UPDATE for workload 1; single-row UPDATEs, each its own transaction, for the
+JSONB workload); the difference divided by n is the cost of one unit, with every fixed cost of
+a session (start, catalog caches, loading the library, the shutdown checkpoint's fixed part)
+cancelled out.
+
+    PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config /usr/bin/python3 bench/instructions.py
+    ... --w1-cases ctl_unindexed,ctl_short --docs small --out /tmp/instr.md
+
+A private copy of the installed hotplus.so is measured (`make install` for that server first),
+or of the one --lib names. As root, the server runs as postgres.
+"""
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench  # noqa: E402  (the workloads' definitions, shared with the timed suite)
+
+DOC_VARIANTS = ['heap', 'hotheap', 'limit', 'limit20', 'verify']
+DOC_UPDATE = ("UPDATE {t} SET doc = jsonb_set(doc, '{{counter}}', "
+              "to_jsonb((doc->>'counter')::int + 1)) WHERE id = $1")
+
+
+def as_owner(cmd):
+    return (['runuser', '-u', 'postgres', '--'] + cmd) if os.geteuid() == 0 else cmd
+
+
+class Cluster:
+    def __init__(self, pg_config):
+        self.bindir = subprocess.check_output([pg_config, '--bindir'], text=True).strip()
+        self.pkglibdir = subprocess.check_output([pg_config, '--pkglibdir'], text=True).strip()
+        self.version = subprocess.check_output([pg_config, '--version'], text=True).strip()
+        self.dir = tempfile.mkdtemp(prefix='hotplus-instr.')
+        os.chmod(self.dir, 0o755)
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, 'postgres')
+        self.data = os.path.join(self.dir, 'data')
+        subprocess.run(as_owner([f'{self.bindir}/initdb', '-D', self.data, '-U', 'postgres',
+                                 '-A', 'trust', '--no-sync']),
+                       check=True, stdout=subprocess.DEVNULL)
+        with open(os.path.join(self.data, 'postgresql.conf'), 'a') as f:
+            f.write(f"unix_socket_directories = '{self.dir}'\nlisten_addresses = ''\n"
+                    "fsync = off\nautovacuum = off\n")
+
+    def start(self):
+        subprocess.run(as_owner([f'{self.bindir}/pg_ctl', '-D', self.data, '-w', '-l',
+                                 os.path.join(self.dir, 'server.log'), 'start']),
+                       check=True, stdout=subprocess.DEVNULL)
+
+    def stop(self, check=True):
+        subprocess.run(as_owner([f'{self.bindir}/pg_ctl', '-D', self.data, '-w', '-m', 'fast',
+                                 'stop']), check=check, stdout=subprocess.DEVNULL,
+                       stderr=None if check else subprocess.DEVNULL)
+
+    def sql(self, text):
+        subprocess.run([f'{self.bindir}/psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', self.dir,
+                        '-U', 'postgres', '-d', 'postgres'], input=text, text=True, check=True,
+                       stdout=subprocess.DEVNULL)
+
+    def instructions(self, statements, settings=()):
+        """Total instructions of a single-user backend that runs the statements (one per line,
+        each its own transaction)."""
+        out = os.path.join(self.dir, 'callgrind.out')
+        cmd = ['valgrind', '--tool=callgrind', f'--callgrind-out-file={out}', '--dump-line=no',
+               '--compress-strings=no', '--quiet',
+               f'{self.bindir}/postgres', '--single', '-D', self.data, '-c', 'fsync=off']
+        for s in settings:
+            cmd += ['-c', s]
+        cmd.append('postgres')
+        run = subprocess.run(as_owner(cmd), input='\n'.join(statements) + '\n', text=True,
+                             capture_output=True)
+        if run.returncode != 0 or 'ERROR' in run.stdout or 'ERROR' in run.stderr:
+            raise SystemExit(f'single-user run failed:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}')
+        with open(out) as f:
+            for line in f:
+                m = re.match(r'(summary|totals): (\d+)', line)
+                if m:
+                    os.unlink(out)
+                    return int(m.group(2))
+        raise SystemExit('no instruction total in the callgrind output')
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def w1_tables(cluster, cases, rows):
+    """Two identical tables per case and access method, with rows and 2 * rows rows."""
+    sql = []
+    sources = {}
+    for key, _, data, _, _, _, _, _ in cases:
+        src = 'c' if data == 'ctl' else data
+        sources[src] = bench.W1_SOURCES[src]
+    for src, (expr, external) in sources.items():
+        sql.append(f'CREATE TABLE src_{src} (id int PRIMARY KEY, v text);')
+        if external:
+            sql.append(f'ALTER TABLE src_{src} ALTER COLUMN v SET STORAGE EXTERNAL;')
+        sql.append(f'INSERT INTO src_{src} SELECT g, {expr} FROM generate_series(1, {2 * rows}) g;')
+    for key, _, data, index, _, _, _, _ in cases:
+        for am in ('heap', 'hotheap'):
+            for scale in (1, 2):
+                t = f'{key}_{am}_{scale}'
+                cols = 'id int PRIMARY KEY, v text' + (', s text, n int' if data == 'ctl' else '')
+                sql.append(f'CREATE TABLE {t} ({cols}) USING {am} WITH (fillfactor = 50);')
+                if data.startswith('o'):
+                    sql.append(f'ALTER TABLE {t} ALTER COLUMN v SET STORAGE EXTERNAL;')
+                if data == 'ctl':
+                    sql.append(f"INSERT INTO {t} SELECT id, v, 'k' || id, 0 FROM src_c "
+                               f"WHERE id <= {scale * rows};")
+                    sql.append(f'CREATE INDEX ON {t} (s);')
+                else:
+                    sql.append(f'INSERT INTO {t} SELECT id, v FROM src_{data} WHERE id <= {scale * rows};')
+                    sql.append(f'CREATE INDEX ON {t} USING {index} (v);')
+    cluster.sql('\n'.join(sql))
+
+
+def docs_tables(cluster, sizes, rows):
+    """Per size and variant (bench.py's W2 tables), two identical copies."""
+    sql = []
+    fields = (f"(SELECT jsonb_object_agg('f' || k, 'v' || ((g * 7919 + k * 104729) % 5000)) "
+              f"FROM generate_series(1, {bench.DOC_FIELDS}) k)")
+    exprs = {
+        'small': f"{fields} || jsonb_build_object('counter', 0, 'note', "
+                 "left(repeat(md5(g::text), 22), 640))",
+        'large': f"{fields} || jsonb_build_object('counter', 0, 'items', (SELECT jsonb_agg("
+                 "jsonb_build_object('sku', 'sku-' || ((g + i) % 50), 'qty', (g * i) % 17, "
+                 "'price', ((g * 31 + i) % 1000) / 10.0, 'status', 'in stock')) "
+                 "FROM generate_series(1, 60) i))",
+    }
+    n = bench.DOC_FIELDS
+    for size in sizes:
+        sql.append(f'CREATE TABLE docs_src_{size} AS SELECT g AS id, {exprs[size]} AS doc '
+                   f'FROM generate_series(1, {rows}) g;')
+        for variant in DOC_VARIANTS:
+            am = 'hotheap' if variant in ('hotheap', 'verify') else 'heap'
+            for scale in (1, 2):
+                t = f'docs_{size}_{variant}_{scale}'
+                extra = ''.join(f', c{k} int' for k in range(1, n + 1)) if variant == 'limit20' else ''
+                vals = ''.join(f', (id * {k}) % 1000' for k in range(1, n + 1)) if variant == 'limit20' else ''
+                sql.append(f'CREATE TABLE {t} (id int PRIMARY KEY, doc jsonb NOT NULL{extra}) '
+                           f'USING {am} WITH (fillfactor = 80);')
+                sql.append(f'INSERT INTO {t} SELECT id, doc{vals} FROM docs_src_{size};')
+                for k in range(1, n + 1):
+                    if variant in ('heap', 'hotheap', 'verify'):
+                        sql.append(f"CREATE INDEX ON {t} ((doc->>'f{k}'));")
+                    elif variant == 'limit20':
+                        sql.append(f'CREATE INDEX ON {t} (c{k});')
+    cluster.sql('\n'.join(sql))
+
+
+def per_unit(cluster, statements_for, units, settings=()):
+    one = cluster.instructions(statements_for(1, units), settings)
+    two = cluster.instructions(statements_for(2, 2 * units), settings)
+    return (two - one) / units
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--pg-config', default=os.environ.get('PG_CONFIG', 'pg_config'))
+    ap.add_argument('--w1-cases', default=','.join(c[0] for c in bench.W1_CASES),
+                    help='workload-1 cases (bench.py keys); empty: none')
+    ap.add_argument('--w1-rows', type=int, default=4000, help='rows of the smaller UPDATE')
+    ap.add_argument('--docs', default='small,large', help='JSONB document sizes; empty: none')
+    ap.add_argument('--docs-updates', type=int, default=400,
+                    help='single-row UPDATEs of the smaller session')
+    ap.add_argument('--lib', help='measure a copy of this hotplus.so instead of the '
+                    "installed one (the extension's functions are pointed at the copy)")
+    ap.add_argument('--out', help='also write the markdown report here')
+    args = ap.parse_args()
+
+    cases = [c for c in bench.W1_CASES if c[0] in args.w1_cases.split(',')]
+    sizes = [s for s in args.docs.split(',') if s]
+    cluster = Cluster(args.pg_config)
+    lines = []
+    try:
+        cluster.start()
+        cluster.sql('CREATE EXTENSION hotplus;')
+        # A private copy of the library, as bench.py pins one: a reinstall during the run
+        # cannot change the code measured.
+        lib = os.path.join(cluster.dir, 'hotplus.so')
+        shutil.copy(os.path.abspath(args.lib) if args.lib else os.path.join(cluster.pkglibdir, 'hotplus.so'), lib)
+        os.chmod(lib, 0o755)
+        cluster.sql(f"UPDATE pg_catalog.pg_proc SET probin = '{lib}' WHERE probin = '$libdir/hotplus';")
+        w1_tables(cluster, cases, args.w1_rows)
+        docs_tables(cluster, sizes, 2 * args.docs_updates)
+        cluster.sql('VACUUM ANALYZE; CHECKPOINT;')
+        cluster.stop()
+        with open(lib, 'rb') as f:
+            sha = hashlib.sha256(f.read()).hexdigest()[:12]
+        lines += [f'# Instructions per update (callgrind), heap vs hotheap', '',
+                  f'- server: {cluster.version}; hotplus.so: {args.lib or "the installed one"} (a private '
+                  f'copy, sha256 {sha})',
+                  f'- command: `{" ".join(sys.argv)}`', '']
+        if cases:
+            lines += ['| workload 1 case | SET | heap instr/row | hotheap instr/row | change |',
+                      '|---|---|---|---|---|']
+            for key, label, _, _, set_clause, _, _, target in cases:
+                cost = {}
+                for am in ('heap', 'hotheap'):
+                    cost[am] = per_unit(
+                        cluster, lambda scale, _n, am=am: [f'UPDATE {key}_{am}_{scale} SET {set_clause}'],
+                        args.w1_rows)
+                change = (cost['hotheap'] / cost['heap'] - 1) * 100
+                lines.append(f'| {label} | `{set_clause}` | {cost["heap"]:.0f} | '
+                             f'{cost["hotheap"]:.0f} | {change:+.1f}% |')
+                print(lines[-1], flush=True)
+            lines.append('')
+        for size in sizes:
+            cost = {}
+            for variant in DOC_VARIANTS:
+                settings = ('hotplus.verify=on',) if variant == 'verify' else ()
+
+                def statements(scale, n, variant=variant):
+                    t = f'docs_{size}_{variant}_{scale}'
+                    return ([f'PREPARE u(int) AS {DOC_UPDATE.format(t=t)}'] +
+                            [f'EXECUTE u({(i * 7919) % (2 * args.docs_updates) + 1})' for i in range(n)])
+                cost[variant] = per_unit(cluster, statements, args.docs_updates, settings)
+            lines += [f'JSONB {size} documents, 20 expression indexes, one-row UPDATE per '
+                      f'transaction (prepared):', '',
+                      '| variant | instr/update | hotheap as throughput vs it (its instr / hotheap instr) |',
+                      '|---|---|---|']
+            for variant in DOC_VARIANTS:
+                lines.append(f'| {variant} | {cost[variant]:.0f} | '
+                             f'{cost[variant] / cost["hotheap"]:.3f} |')
+            lines.append('')
+            print('\n'.join(lines[-len(DOC_VARIANTS) - 4:]), flush=True)
+    finally:
+        cluster.stop(check=False)  # stopped already unless setting up failed
+        cluster.cleanup()
+    report = '\n'.join(lines) + '\n'
+    print(report)
+    if args.out:
+        with open(args.out, 'w') as f:
+            f.write(report)
+
+
+if __name__ == '__main__':
+    main()
