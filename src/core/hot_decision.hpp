@@ -22,6 +22,7 @@
 #include <boost/container/small_vector.hpp>
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace hotplus::core {
@@ -132,7 +133,8 @@ enum class Precheck : std::uint8_t
 Precheck precheck_index(const IndexShape &index, const ColumnChanges &changes,
 						IndexVerdict *verdict);
 
-// The full decision for index number `which`. Probe must provide
+// The part of an index's decision that evaluates, for an index whose precheck said
+// NeedsProbe. Probe must provide
 //   bool predicate(int which, Side side)   the predicate's value on that side
 //   bool expressions_equal(int which)      every expression value image-equal on both sides
 // and is called only as the rule allows: the predicate before the expressions on each side,
@@ -140,15 +142,11 @@ Precheck precheck_index(const IndexShape &index, const ColumnChanges &changes,
 // cannot change the verdict.
 template <typename Probe>
 IndexVerdict
-decide_index(int which, const IndexShape &index, const ColumnChanges &changes,
-			 const DecisionOptions &options, Probe &probe)
+evaluate_index(int which, const IndexShape &index, const ColumnChanges &changes,
+			   const DecisionOptions &options, Probe &probe)
 {
-	IndexVerdict verdict = IndexVerdict::Declined;
-	if (precheck_index(index, changes, &verdict) == Precheck::Decided)
-		return verdict;
 	if (!options.evaluate || !index.evaluable)
 		return IndexVerdict::Declined;
-
 	if (index.has_predicate)
 	{
 		bool old_true = probe.predicate(which, Side::Old);
@@ -161,13 +159,25 @@ decide_index(int which, const IndexShape &index, const ColumnChanges &changes,
 		if (old_true != new_true)
 			return IndexVerdict::ChangedPredicateFlip;
 	}
-
 	if (changes.strongest(index.stored_columns) == ColumnChange::Changed)
 		return IndexVerdict::ChangedStoredColumn;
 	if (changes.strongest(index.expression_inputs) != ColumnChange::Changed)
 		return IndexVerdict::UnchangedKeysEqual;
 	return probe.expressions_equal(which) ? IndexVerdict::UnchangedValuesEqual
 										  : IndexVerdict::ChangedExpressionValue;
+}
+
+// The full decision for index number `which`: the precheck, then, if it needs one, the
+// evaluation.
+template <typename Probe>
+IndexVerdict
+decide_index(int which, const IndexShape &index, const ColumnChanges &changes,
+			 const DecisionOptions &options, Probe &probe)
+{
+	IndexVerdict verdict = IndexVerdict::Declined;
+	if (precheck_index(index, changes, &verdict) == Precheck::Decided)
+		return verdict;
+	return evaluate_index(which, index, changes, options, probe);
 }
 
 // The decision for a whole update.
@@ -182,14 +192,61 @@ struct UpdateDecision
 	bool used_image_equality = false; // an index was found unchanged thanks to image equality
 };
 
+// The precheck of each index of an update, made once (blocked_without_evaluation) and reused
+// by decide_update: for indexes [0, count), at most kCapacity. Trivially destructible: it
+// lives in frames a probe's ERROR may unwind.
+struct Prechecks
+{
+	static constexpr int kCapacity = 64;
+	int count = 0;
+	Precheck result[kCapacity];
+	IndexVerdict verdict[kCapacity];
+};
+static_assert(std::is_trivially_destructible_v<Prechecks>);
+
+// The first step of decide_update on its own: whether some HOT-blocking index is found
+// changed from the column changes alone, without evaluating anything. If so, *decision is
+// final (not HOT, that index blocking), whatever the probe would say; the glue uses it to
+// skip work (the page's free space) that only a decision that may allow HOT needs. The
+// prechecks made are left in *prechecks for decide_update.
+inline bool
+blocked_without_evaluation(const std::vector<IndexShape> &indexes, const ColumnChanges &changes,
+						   UpdateDecision *decision, Prechecks *prechecks) noexcept
+{
+	const int n = static_cast<int>(indexes.size());
+	prechecks->count = 0;
+	for (int i = 0; i < n; i++)
+	{
+		IndexVerdict v = IndexVerdict::Declined;
+		const Precheck result = precheck_index(indexes[i], changes, &v);
+		if (i < Prechecks::kCapacity)
+		{
+			prechecks->result[i] = result;
+			prechecks->verdict[i] = v;
+			prechecks->count = i + 1;
+		}
+		if (!indexes[i].summarizing && result == Precheck::Decided && verdict_changes_index(v))
+		{
+			*decision = UpdateDecision{};
+			decision->hot_allowed = false;
+			decision->blocking_index = i;
+			decision->blocking_verdict = v;
+			return true;
+		}
+	}
+	return false;
+}
+
 // Decides cheapest first: every index that a stored column decides without evaluation,
 // before any predicate or expression is evaluated; then the others in order, stopping at
 // the first HOT-blocking change. Summarizing indexes are decided last, and only while HOT
 // is still possible (a non-HOT update gives every index an entry anyway).
+// known: the prechecks of a blocked_without_evaluation() call on the same update that
+// returned false (nullptr: made here).
 template <typename Probe>
 UpdateDecision
 decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &changes,
-			  const DecisionOptions &options, Probe &probe)
+			  const DecisionOptions &options, Probe &probe, const Prechecks *known = nullptr)
 {
 	UpdateDecision d;
 	const int n = static_cast<int>(indexes.size());
@@ -199,17 +256,12 @@ decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &chang
 		d.blocking_verdict = v;
 	};
 
-	for (int i = 0; i < n; i++)
+	Prechecks made;
+	if (known == nullptr)
 	{
-		const IndexShape &index = indexes[i];
-		if (index.summarizing)
-			continue;
-		IndexVerdict v = IndexVerdict::Declined;
-		if (precheck_index(index, changes, &v) == Precheck::Decided && verdict_changes_index(v))
-		{
-			block(i, v);
+		if (blocked_without_evaluation(indexes, changes, &d, &made))
 			return d;
-		}
+		known = &made;
 	}
 
 	for (int pass = 0; pass < 2; pass++)
@@ -219,7 +271,10 @@ decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &chang
 			const IndexShape &index = indexes[i];
 			if (index.summarizing != (pass == 1))
 				continue;
-			IndexVerdict v = decide_index(i, index, changes, options, probe);
+			IndexVerdict v = i >= known->count ? decide_index(i, index, changes, options, probe)
+							 : known->result[i] == Precheck::Decided
+								 ? known->verdict[i]
+								 : evaluate_index(i, index, changes, options, probe);
 			switch (v)
 			{
 				case IndexVerdict::UnchangedInputsSame:

@@ -8,11 +8,14 @@
 //   2. the old version: the executor's pinned copy of the page tuple at the TID when it has
 //      one, else read from the TID (pin + short share lock, no user code under it); deform
 //      only the compared columns of both versions;
-//   3. classify each compared column: Same (equal as stored), ImageEqual (equal after
+//   3. classify each compared column the statement sets (the others hold the old datums
+//      as stored): Same (equal as stored), ImageEqual (equal after
 //      detoasting; the raw sizes are compared first, so nothing is fetched when they
 //      differ), Changed; and each jsonb field an index reads (jsonb_parts.hpp). Toastable
 //      ImageEqual columns will get the old stored datum back (formed now, stored in 6);
-//   4. a new version that cannot fit on the old page cannot be HOT: heap as is;
+//   4. an index found changed from the compared columns alone settles it: not HOT; else
+//      a new version that cannot fit on the old page (its free space read only now)
+//      cannot be HOT: heap as is;
 //   5. the pure core decides (predicates before expressions, evaluation only as needed,
 //      every value detoasted at most once per version, from caches that point into the
 //      new version as materialized);
@@ -277,13 +280,14 @@ struct EvaluationProbe
 // crossing into PostgreSQL. Probe calls may longjmp through this frame: it owns nothing
 // with a destructor.
 bool
-core_decides(RelationInfo *info, EvaluationProbe &probe, core::UpdateDecision *decision)
+core_decides(RelationInfo *info, EvaluationProbe &probe, const core::Prechecks *prechecks,
+			 core::UpdateDecision *decision)
 {
 	try
 	{
 		core::DecisionOptions options;
 		options.evaluate = settings.check_expressions;
-		*decision = core::decide_update(info->core->indexes, info->core->changes, options, probe);
+		*decision = core::decide_update(info->core->indexes, info->core->changes, options, probe, prechecks);
 		return true;
 	}
 	catch (...)
@@ -392,23 +396,27 @@ remember_written(TupleTableSlot *slot, const bool *reuse, int natts, int *n, Att
 		}
 }
 
-// Decides, then runs heap's update with the decision. The caller owns cleanup.
+// Decides, then runs heap's update with the decision. The caller owns cleanup. targets:
+// the columns the statement may change (statement_target_columns), nullptr if unknown.
 TM_Result
-decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
+decide_and_update(RelationInfo *info, const UpdateArgs &a, const Bitmapset *targets, Findings *f)
 {
 	// Materialize the new version in its slot: its values must not change under us.
 	ExecMaterializeSlot(a.slot);
 
 	// The old version: the executor's copy when it has the page tuple at otid pinned (no
-	// second buffer lookup), else read from otid.
+	// second buffer lookup; the page's free space is read later, only if needed), else read
+	// from otid (with the free space, under the lock taken anyway).
 	Size page_free = 0;
+	bool page_free_known = false;
 	TupleTableSlot *old_slot = statement_old_version(a.rel, a.otid);
-	if (old_slot != nullptr)
-		page_free = page_free_space(reinterpret_cast<BufferHeapTupleTableSlot *>(old_slot)->buffer);
-	else if (read_old_version(info, a.rel, a.otid, &page_free))
+	if (old_slot == nullptr)
+	{
+		if (!read_old_version(info, a.rel, a.otid, &page_free))
+			return heap_decides(a);
 		old_slot = info->old_slot;
-	else
-		return heap_decides(a);
+		page_free_known = true;
+	}
 	f->checked = true;
 
 	MemoryContext caller_context =
@@ -422,6 +430,10 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	for (int i = 0; i < info->ncompared; i++)
 	{
 		const AttrNumber att = info->compared[i];
+		// A column the statement does not set holds the old version's datum, copied as
+		// stored (statement_scope.hpp): Same, nothing to compare.
+		if (targets != nullptr && !bms_is_member(att - FirstLowInvalidHeapAttributeNumber, targets))
+			continue;
 		core::ColumnChange change = classify_column(info, old_slot, a.slot, att);
 		if (change == core::ColumnChange::ImageEqual && settings.reuse_toast &&
 			info->is_toastable[att])
@@ -442,16 +454,27 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	// last read through the caches, which point into the slot's current tuple (final_form).
 	HeapTuple reused_form = f->toast_reused > 0 ? with_old_datums(old_slot, a.slot, reuse) : nullptr;
 
-	// A version that cannot fit on the old page cannot be HOT.
-	f->page_cannot_fit = reused_form != nullptr ? cannot_fit(reused_form, page_free)
-												: cannot_fit(a.slot, page_free);
-
 	// With no index input differing as stored, heap's decision is exact (HOT if it fits),
-	// unless heap blocks HOT on more columns than the indexes really read.
-	if ((f->index_input_differs || info->stock_blocks_more) && !f->page_cannot_fit)
+	// unless heap blocks HOT on more columns than the indexes really read. An index found
+	// changed from the compared columns alone settles it (not HOT) before anything else is
+	// looked at; a version that cannot fit on the old page cannot be HOT either.
+	const bool needs_decision = f->index_input_differs || info->stock_blocks_more;
+	core::Prechecks prechecks; // trivially destructible: this frame may be unwound
+	const bool prechecked = needs_decision && !selftest_active();
+	if (prechecked && core::blocked_without_evaluation(info->core->indexes, info->core->changes, &f->decision,
+													   &prechecks))
+		f->decided = true;
+	else if (needs_decision)
+	{
+		if (!page_free_known)
+			page_free = page_free_space(reinterpret_cast<BufferHeapTupleTableSlot *>(old_slot)->buffer);
+		f->page_cannot_fit = reused_form != nullptr ? cannot_fit(reused_form, page_free)
+													: cannot_fit(a.slot, page_free);
+	}
+	if (needs_decision && !f->decided && !f->page_cannot_fit)
 	{
 		EvaluationProbe probe{info, {old_slot, a.slot}};
-		f->decided = core_decides(info, probe, &f->decision);
+		f->decided = core_decides(info, probe, prechecked ? &prechecks : nullptr, &f->decision);
 		f->beyond_stock_inputs = !f->index_input_differs;
 		if (selftest_active())
 		{
@@ -592,7 +615,8 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 	// reads) leaves them all as stored (the executor copies untouched columns from the old
 	// version): heap's decision is exact.
 	Bitmapset *targets = nullptr;
-	if (statement_target_columns(rel, &targets) && !bms_overlap(targets, info->skip_unless_targeted))
+	const bool targets_known = statement_target_columns(rel, &targets);
+	if (targets_known && !bms_overlap(targets, info->skip_unless_targeted))
 	{
 		findings.skipped_by_targets = true;
 		result = heap_decides(args);
@@ -605,7 +629,7 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 	info->in_use++;
 	PG_TRY();
 	{
-		guarded = decide_and_update(info, args, &findings);
+		guarded = decide_and_update(info, args, targets_known ? targets : nullptr, &findings);
 	}
 	PG_FINALLY();
 	{

@@ -104,6 +104,8 @@ bool local_pending = false;
 // The entry of the table counted last: consecutive updates of one table skip the lookup.
 // Reset whenever local_tables is destroyed.
 TableEntry *last_entry = nullptr;
+// The same for the index counted last as blocking HOT; reset with last_entry.
+IndexEntry *last_index_entry = nullptr;
 
 SharedState *shared = nullptr;
 HTAB *shared_tables = nullptr;
@@ -264,6 +266,7 @@ flush()
 	if (!local_pending || !shared_mode())
 		return;
 	last_entry = nullptr; // flushed entries are removed
+	last_index_entry = nullptr;
 	LWLockAcquire(shared->lock, LW_SHARED);
 	const bool missing = flush_entries(false);
 	LWLockRelease(shared->lock);
@@ -341,6 +344,7 @@ forget_dropped()
 	if (pending_drops == NIL)
 		return;
 	last_entry = nullptr;
+	last_index_entry = nullptr;
 	forget_in(local_tables, false);
 	forget_in(local_indexes, true);
 	if (shared_mode())
@@ -519,13 +523,19 @@ stats_count(Oid relid, const UpdateReport &report)
 
 	if (OidIsValid(report.blocking_index))
 	{
-		StatKey ikey{MyDatabaseId, report.blocking_index};
-		const HASHACTION action = local_full(local_indexes, 4L * max_tracked_tables) ? HASH_FIND : HASH_ENTER;
-		auto *ientry = static_cast<IndexEntry *>(hash_search(local_indexes, &ikey, action, &found));
-		if (ientry != nullptr && !found)
+		IndexEntry *ientry = last_index_entry;
+		if (ientry == nullptr || ientry->id.key.relid != report.blocking_index ||
+			ientry->id.key.dbid != MyDatabaseId)
 		{
-			ientry->id.table_relid = relid;
-			ientry->blocked_hot = 0;
+			StatKey ikey{MyDatabaseId, report.blocking_index};
+			const HASHACTION action = local_full(local_indexes, 4L * max_tracked_tables) ? HASH_FIND : HASH_ENTER;
+			ientry = static_cast<IndexEntry *>(hash_search(local_indexes, &ikey, action, &found));
+			if (ientry != nullptr && !found)
+			{
+				ientry->id.table_relid = relid;
+				ientry->blocked_hot = 0;
+			}
+			last_index_entry = ientry;
 		}
 		if (ientry != nullptr)
 			ientry->blocked_hot++;
@@ -664,6 +674,7 @@ hotplus_stat_reset(PG_FUNCTION_ARGS)
 		local_tables = local_indexes = nullptr;
 	}
 	last_entry = nullptr;
+	last_index_entry = nullptr;
 	local_pending = false;
 	local_untracked = 0;
 	if (shared_mode())

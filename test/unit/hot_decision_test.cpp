@@ -364,6 +364,38 @@ TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random inde
 		}
 		if (model_stock_hot)
 			REQUIRE(d.hot_allowed);
+		// Blocked without evaluation: only when some HOT-blocking index changes whatever
+		// the probe says, and then with decide_update's own (final) decision.
+		UpdateDecision early;
+		Prechecks prechecks;
+		if (!blocked_without_evaluation(indexes, changes, &early, &prechecks))
+		{
+			// decide_update on those prechecks: the same decision, the same probe calls.
+			RecordingProbe again(f);
+			UpdateDecision d2 = decide_update(indexes, changes, DecisionOptions{}, again, &prechecks);
+			REQUIRE(d2.hot_allowed == d.hot_allowed);
+			REQUIRE(d2.blocking_index == d.blocking_index);
+			REQUIRE(d2.blocking_verdict == d.blocking_verdict);
+			REQUIRE(d2.summarizing_changed == d.summarizing_changed);
+			REQUIRE(d2.used_expressions == d.used_expressions);
+			REQUIRE(d2.used_predicates == d.used_predicates);
+			REQUIRE(d2.used_image_equality == d.used_image_equality);
+			REQUIRE(again.calls == probe.calls);
+		}
+		else
+		{
+			REQUIRE_FALSE(early.hot_allowed);
+			REQUIRE(early.blocking_index == d.blocking_index);
+			REQUIRE(early.blocking_verdict == d.blocking_verdict);
+			for (int i = 0; i < n; i++)
+				REQUIRE(probe.calls[i].empty());
+			for (auto any : facts)
+			{
+				REQUIRE_FALSE(indexes[early.blocking_index].summarizing);
+				if (consistent(indexes[early.blocking_index], changes, any))
+					REQUIRE(model_decision_changes_index(indexes[early.blocking_index], changes, any));
+			}
+		}
 		// An index that may not be evaluated never is.
 		for (int i = 0; i < n; i++)
 			if (!indexes[i].evaluable)
