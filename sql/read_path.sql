@@ -168,6 +168,33 @@ FROM docs;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT big->'1', big->'2', big->>'3' FROM docs;
 -- one reference: nothing to share, no node
 EXPLAIN (VERBOSE, COSTS OFF) SELECT big->'1' FROM docs;
+-- One copy per row whose big is compressed or out of line, however many expressions read
+-- it, none for inline values (rows 5, 10 and 15 hold three keys, 16 and 17 seven hundred):
+-- the same count where the node compiles its shared reads only once a row needs them
+-- (PG16+, read_scan.hpp invariant 5) as where it compiles them at the start. In key order,
+-- so that the node meets the inline rows first and starts sharing at row 16.
+-- detoasted(q): the plan's nodes and the count, from EXPLAIN ANALYZE (whose other lines
+-- differ between server versions).
+CREATE FUNCTION detoasted(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+  line text;
+  shown text[] := '{}';
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ '(HotheapRead|Scan using|Values Detoasted)' THEN
+      shown := shown || regexp_replace(trim(line), '\s*\(actual.*\)$', '');
+    END IF;
+  END LOOP;
+  RETURN array_to_string(shown, ' / ');
+END
+$f$;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT detoasted('SELECT big->''1'', big->''2'' FROM docs WHERE id IN (5, 10, 15, 16, 17)');
+SELECT detoasted('SELECT big->''1'', big->''2'' FROM docs WHERE id IN (5, 10, 15)');
+SELECT * FROM read_check('SELECT id, big->''1'', big->>''2'', big->''700'' FROM docs WHERE id IN (5, 10, 15, 16, 17)');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
 SELECT * FROM read_check('SELECT id, big->''1'', big->''2'', big->>''3'', big->''700'' FROM docs ORDER BY id');
 SELECT * FROM read_check('SELECT id FROM docs WHERE big->>''5'' > big->>''6'' AND big ? ''7'' ORDER BY id');
 SELECT * FROM read_check('SELECT id, note || ''!'', length(note), substr(note, 5, 10), note FROM docs WHERE note LIKE ''%a%'' ORDER BY id');

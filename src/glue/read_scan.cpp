@@ -55,6 +55,10 @@ struct ReadScanState
 	bool executed;
 	int64 rows_returned;
 	bool compiled_for_heap_rows; // ExecInitCustomScan compiled the expressions for heap slots
+	// The marked expressions are not compiled yet: the executor's (compiled for heap rows)
+	// run until a row has a shared column that needs detoasting (invariant 5).
+	bool lazy;
+	int64 values_detoasted; // shared copies made (EXPLAIN ANALYZE)
 };
 
 // Markers standing for a shared column's references while the node's expressions are
@@ -137,6 +141,7 @@ read_shared_column(ExprState *, ExprEvalStep *op, ExprContext *econtext)
 			MemoryContext caller = MemoryContextSwitchTo(state->row_memory);
 			column->copy = PointerGetDatum(detoast_attr(reinterpret_cast<struct varlena *>(DatumGetPointer(stored))));
 			MemoryContextSwitchTo(caller);
+			++state->values_detoasted;
 		}
 	}
 	*op->resvalue = column->copy;
@@ -289,7 +294,11 @@ begin(CustomScanState *node, EState *estate, int eflags)
 			state->shared[i].attno = static_cast<AttrNumber>(lfirst_int(cell));
 		}
 	}
-	if (!state->compiled_for_heap_rows || state->nshared > 0)
+	// With the executor's expressions compiled for heap rows, the marked ones wait for the
+	// first row that needs them: a scan whose values are all inline and uncompressed (a
+	// one-row UPDATE of a small document) never compiles them.
+	state->lazy = state->compiled_for_heap_rows && state->nshared > 0;
+	if (!state->compiled_for_heap_rows)
 		compile_expressions(state, estate);
 	if (state->nshared > 0 && node->ss.ps.ps_ProjInfo != nullptr)
 	{
@@ -299,6 +308,21 @@ begin(CustomScanState *node, EState *estate, int eflags)
 			if (!TupleDescAttr(out, i)->attbyval)
 				state->byref_outputs[state->nbyref_outputs++] = i;
 	}
+}
+
+// Whether a shared column of the row is compressed or out of line (would be detoasted).
+bool
+needs_shared_copy(ReadScanState *state, TupleTableSlot *row)
+{
+	for (int c = 0; c < state->nshared; ++c)
+	{
+		const int index = state->shared[c].attno - 1;
+		if (row->tts_nvalid <= index)
+			slot_getsomeattrs(row, index + 1);
+		if (!row->tts_isnull[index] && VARATT_IS_EXTENDED(DatumGetPointer(row->tts_values[index])))
+			return true;
+	}
+	return false;
 }
 
 // Invariant 3: an output column that is a shared copy becomes the stored datum again.
@@ -345,6 +369,15 @@ exec(CustomScanState *node)
 								  : returned;
 		if (state->selective && row == state->scan_slot && row->tts_nvalid == 0)
 			selective_deform(&state->deform, row);
+		// Invariant 5: the marked expressions from the first row that needs them on, at a
+		// row boundary (nothing of this row was evaluated yet).
+		if (state->lazy && needs_shared_copy(state, row))
+		{
+			compile_expressions(state, node->ss.ps.state);
+			state->lazy = false;
+			qual = node->ss.ps.qual;
+			projection = node->ss.ps.ps_ProjInfo;
+		}
 
 		econtext->ecxt_scantuple = row;
 		if (qual == nullptr || ExecQual(qual, econtext))
@@ -438,6 +471,8 @@ explain(CustomScanState *node, List *, ExplainState *es)
 		for (int i = 0; i < state->nshared; ++i)
 			columns[i] = state->shared[i].attno;
 		ExplainPropertyText("Detoasted Once", column_names(desc, columns, state->nshared), es);
+		if (es->analyze)
+			ExplainPropertyInteger("Values Detoasted", nullptr, state->values_detoasted, es);
 	}
 }
 

@@ -21,6 +21,12 @@
 //     would give them (seed 004's rule: no bigger tuples in Sort, Hash or Material).
 //  4. With hotplus.read_path off when the node starts, it only evaluates the filter and the
 //     output list as the scan would have.
+//  5. Where the executor compiled the node's filter and output list for heap rows (PG16+),
+//     those run until the first row with a shared column stored compressed or out of line;
+//     from that row on (switched before anything of it is evaluated) the marked ones run, to
+//     the end. Both give the same values (D14): only the number of detoastings differs, so a
+//     scan of inline values never pays for compiling the marked ones. EXPLAIN ANALYZE VERBOSE
+//     counts the copies made ("Values Detoasted").
 #pragma once
 
 #include "glue/pg.hpp"
