@@ -19,6 +19,12 @@
 // vector are owned by the caller.
 #pragma once
 
+// The boundary enforces itself: a glue file includes core headers before any PostgreSQL
+// header (port.h redefines printf & co., which standard C++ headers must not see).
+#ifdef POSTGRES_H
+#error "src/core headers must be included before PostgreSQL's postgres.h (glue/pg.hpp)"
+#endif
+
 #include <boost/container/small_vector.hpp>
 #include <algorithm>
 #include <cstdint>

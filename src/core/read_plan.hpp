@@ -7,6 +7,12 @@
 // guarantees that by construction: it lists exactly the columns with `read` set).
 #pragma once
 
+// The boundary enforces itself: a glue file includes core headers before any PostgreSQL
+// header (port.h redefines printf & co., which standard C++ headers must not see).
+#ifdef POSTGRES_H
+#error "src/core headers must be included before PostgreSQL's postgres.h (glue/pg.hpp)"
+#endif
+
 #include <cstdint>
 #include <vector>
 

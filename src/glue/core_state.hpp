@@ -1,6 +1,7 @@
 // The C++ objects of a RelationInfo: the core's view of the relation's indexes and the
 // per-update change vector. Include before any PostgreSQL header (port.h redefines
-// printf and friends, which standard C++ headers must not see).
+// printf and friends, which standard C++ headers must not see); the core headers enforce
+// it: they #error when postgres.h came first.
 #pragma once
 
 #include "core/hot_decision.hpp"

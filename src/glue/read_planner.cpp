@@ -1,6 +1,8 @@
+// Core headers first, before any PostgreSQL header (they #error after postgres.h).
+#include "core/read_plan.hpp"
+
 #include "glue/read_planner.hpp"
 
-#include "core/read_plan.hpp"
 #include "glue/hotheap_am.hpp"
 #include "glue/read_references.hpp"
 #include "glue/read_scan.hpp"

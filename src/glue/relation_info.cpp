@@ -1,7 +1,8 @@
 #include "glue/core_state.hpp"
-#include "glue/relcache_callback.hpp"
 
 #include <new>
+
+#include "glue/relcache_callback.hpp"
 
 #include "glue/relation_info.hpp"
 
