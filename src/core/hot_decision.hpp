@@ -128,6 +128,7 @@ struct DecisionOptions
 	// as changed (Declined). Image equality of stored columns still applies.
 	bool evaluate = true;
 };
+static_assert(std::is_trivially_destructible_v<DecisionOptions>); // on frames an ERROR may unwind
 
 // The cheap part of the decision: what can be said without evaluating anything.
 enum class Precheck : std::uint8_t
@@ -197,6 +198,9 @@ struct UpdateDecision
 	bool used_predicates = false;	  // an index was found unchanged by (b) or (c) w/o exprs
 	bool used_image_equality = false; // an index was found unchanged thanks to image equality
 };
+static_assert(std::is_trivially_destructible_v<UpdateDecision>); // on frames an ERROR may unwind
+static_assert(std::is_trivially_destructible_v<ColumnChange> && std::is_trivially_destructible_v<Side> &&
+			  std::is_trivially_destructible_v<IndexVerdict> && std::is_trivially_destructible_v<Precheck>);
 
 // The precheck of each index of an update, made once (blocked_without_evaluation) and reused
 // by decide_update: for indexes [0, count), at most kCapacity. Trivially destructible: it
@@ -261,6 +265,7 @@ decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &chang
 		d.blocking_index = which;
 		d.blocking_verdict = v;
 	};
+	static_assert(std::is_trivially_destructible_v<decltype(block)>); // probe ERRORs unwind this frame
 
 	Prechecks made;
 	if (known == nullptr)

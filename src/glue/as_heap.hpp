@@ -28,6 +28,7 @@ struct AsHeapScope
 	const TableAmRoutine *restore_to;
 	AsHeapScope *outer;
 };
+static_assert(std::is_trivially_destructible_v<AsHeapScope>); // on frames an ERROR may unwind
 
 // Registers the relcache callback; call once from _PG_init.
 void as_heap_init();

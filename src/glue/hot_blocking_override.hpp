@@ -42,6 +42,7 @@ struct HotBlockingOverride
 	bool invalidated;
 	HotBlockingOverride *outer;
 };
+static_assert(std::is_trivially_destructible_v<HotBlockingOverride>); // on frames an ERROR may unwind
 
 void hot_blocking_override_init();
 

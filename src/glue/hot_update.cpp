@@ -74,6 +74,7 @@ struct UpdateArgs
 	LockTupleMode *lockmode;
 	CompatUpdateIndexesOut *update_indexes;
 };
+static_assert(std::is_trivially_destructible_v<UpdateArgs>); // on frames an ERROR may unwind
 
 TM_Result
 heap_decides(const UpdateArgs &a)
@@ -153,6 +154,7 @@ struct Findings
 	instr_time started;
 	int64 check_ns = 0;
 };
+static_assert(std::is_trivially_destructible_v<Findings>); // on frames an ERROR may unwind
 
 // The change of every jsonb part (a field read through -> / ->>): Same when its column is,
 // or when the field's value is the same bytes in both versions of a changed document. The
@@ -275,6 +277,7 @@ struct EvaluationProbe
 		return true;
 	}
 };
+static_assert(std::is_trivially_destructible_v<EvaluationProbe>); // on frames an ERROR may unwind
 
 // Runs the core; a C++ exception (a bug, or allocation failure) declines instead of
 // crossing into PostgreSQL. Probe calls may longjmp through this frame: it owns nothing

@@ -25,6 +25,7 @@ struct WalkState
 	Bitmapset **parts;
 	JsonbPartRegistry *registry;
 };
+static_assert(std::is_trivially_destructible_v<WalkState>); // on frames an ERROR may unwind
 
 int
 register_part(JsonbPartRegistry *registry, AttrNumber column, text *key)

@@ -4,6 +4,8 @@
 // glue layer (src/glue). The pure core (src/core) must never include this file.
 #pragma once
 
+#include <type_traits> // static_assert(std::is_trivially_destructible_v<...>) in the glue
+
 extern "C" {
 #include "postgres.h"
 #include "fmgr.h"

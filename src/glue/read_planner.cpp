@@ -38,6 +38,7 @@ struct UseWalk
 	int *detoasting; // [natts]
 	bool counting;	 // false below a node that hides storage (read_references.hpp)
 };
+static_assert(std::is_trivially_destructible_v<UseWalk>); // on frames an ERROR may unwind
 
 bool
 walk_uses(Node *node, UseWalk *walk)
@@ -111,6 +112,7 @@ struct RewriteContext
 	PlannedStmt *stmt;
 	int next_plan_node_id;
 };
+static_assert(std::is_trivially_destructible_v<RewriteContext>); // on frames an ERROR may unwind
 
 // The HotheapRead node for `scan`, or `scan` itself when nothing is gained.
 Plan *

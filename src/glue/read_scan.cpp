@@ -81,6 +81,7 @@ struct MarkContext
 	Index scanrelid;
 	List *shared_columns; // IntList
 };
+static_assert(std::is_trivially_destructible_v<MarkContext>); // on frames an ERROR may unwind
 
 Node *
 mark_shared_references(Node *node, MarkContext *context)
@@ -153,6 +154,7 @@ struct CompileContext
 	ParamListInfo outer; // the statement's parameters, whose compilation is unchanged
 	ReadScanState *state;
 };
+static_assert(std::is_trivially_destructible_v<CompileContext>); // on frames an ERROR may unwind
 
 void
 compile_param(ParamListInfo params, Param *param, ExprState *expr, Datum *resv, bool *resnull)

@@ -75,6 +75,7 @@ struct IndexFacts
 	Bitmapset *expression_parts;  // jsonb parts, registry index + 1
 	Bitmapset *predicate_parts;
 };
+static_assert(std::is_trivially_destructible_v<IndexFacts>); // on frames an ERROR may unwind
 
 // The core's column numbers for what an expression reads: whole columns (a whole-row
 // reference reads every column), then parts as natts + 1 + part index.
@@ -262,6 +263,7 @@ build_unguarded(Relation rel, RelationInfo **building)
 		AttrNumber att = input > natts ? info->parts.parts[input - natts - 1].column : input;
 		info->is_index_input[att] = info->is_expression_input[att] = true;
 	};
+	static_assert(std::is_trivially_destructible_v<decltype(mark_read)>); // an ERROR may unwind this frame
 	for (i = 0; core_ok && i < info->nindexes; i++)
 	{
 		int nexpr = inputs_to_array(facts[i].expression_inputs, facts[i].expression_parts, natts, expr_cols);

@@ -20,6 +20,7 @@ struct RelationTargets
 	Bitmapset *columns;
 	ResultRelInfo *result_rel; // one result relation of rel with an old-tuple slot
 };
+static_assert(std::is_trivially_destructible_v<RelationTargets>); // on frames an ERROR may unwind
 
 struct RunningStatement
 {
@@ -31,6 +32,7 @@ struct RunningStatement
 	RelationTargets first;
 	HTAB *others;
 };
+static_assert(std::is_trivially_destructible_v<RunningStatement>); // on frames an ERROR may unwind
 
 RunningStatement *innermost = nullptr;
 ExecutorRun_hook_type previous_run = nullptr;

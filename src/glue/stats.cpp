@@ -51,6 +51,7 @@ struct StatKey
 	Oid dbid;
 	Oid relid; // a table, or an index
 };
+static_assert(std::is_trivially_destructible_v<StatKey>); // on frames an ERROR may unwind
 
 // Backend-local entries (the store in backend mode, pending counts in shared mode).
 struct TableEntry
@@ -65,6 +66,7 @@ struct IndexKey
 	StatKey key;
 	Oid table_relid;
 };
+static_assert(std::is_trivially_destructible_v<IndexKey>); // on frames an ERROR may unwind
 
 struct IndexEntry
 {

@@ -39,6 +39,7 @@ struct UpdateReport
 	Oid blocking_index;		// the index found changed, if known
 	int64 check_time_ns;	// time spent deciding (checked updates)
 };
+static_assert(std::is_trivially_destructible_v<UpdateReport>); // on frames an ERROR may unwind
 
 void stats_init();		   // _PG_init: GUCs and, when preloading, shared memory hooks
 void stats_count(Oid relid, const UpdateReport &report);
