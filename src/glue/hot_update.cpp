@@ -582,6 +582,16 @@ count(Relation rel, RelationInfo *info, const UpdateArgs &a, TM_Result result, c
 	stats_count(RelationGetRelid(rel), report);
 }
 
+// Heap's update as is, counted with what was found out so far (info: nullptr when no entry
+// was used).
+TM_Result
+heap_decides_and_count(RelationInfo *info, const UpdateArgs &a, const Findings &f)
+{
+	const TM_Result result = heap_decides(a);
+	count(a.rel, info, a, result, f);
+	return result;
+}
+
 } // namespace
 
 TM_Result
@@ -592,14 +602,9 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 	const UpdateArgs args{rel, otid, slot, cid, snapshot, crosscheck, wait, tmfd, lockmode,
 						  update_indexes};
 	Findings findings;
-	TM_Result result;
 
 	if (!settings.enabled)
-	{
-		result = heap_decides(args);
-		count(rel, nullptr, args, result, findings);
-		return result;
-	}
+		return heap_decides_and_count(nullptr, args, findings);
 
 	// Have the relcache compute its index bitmaps now: this may accept invalidations, which
 	// must happen before our entry is validated, not between our decision and heap_update.
@@ -608,11 +613,7 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 
 	RelationInfo *info = relation_info_get(rel);
 	if (info == nullptr || info->nothing_to_gain || info->in_use > 0)
-	{
-		result = heap_decides(args);
-		count(rel, nullptr, args, result, findings);
-		return result;
-	}
+		return heap_decides_and_count(nullptr, args, findings);
 
 	// A statement that cannot change any compared column (nor any column heap's HOT check
 	// reads) leaves them all as stored (the executor copies untouched columns from the old
@@ -622,9 +623,7 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 	if (targets_known && !bms_overlap(targets, info->skip_unless_targeted))
 	{
 		findings.skipped_by_targets = true;
-		result = heap_decides(args);
-		count(rel, info, args, result, findings);
-		return result;
+		return heap_decides_and_count(info, args, findings);
 	}
 
 	INSTR_TIME_SET_CURRENT(findings.started);
