@@ -149,22 +149,10 @@ build_core(RelationInfo *info, const IndexFacts *facts, const int *index_flags)
 	}
 }
 
-RelationInfo *
-build_unguarded(Relation rel, RelationInfo **building)
+// The entry's copy of the tuple descriptor and which columns are toastable.
+void
+describe_columns(Relation rel, RelationInfo *info)
 {
-	MemoryContext context = AllocSetContextCreate(CacheMemoryContext, "hotplus relation info",
-												  ALLOCSET_SMALL_SIZES);
-	MemoryContextCopyAndSetIdentifier(context, RelationGetRelationName(rel));
-	MemoryContext old = MemoryContextSwitchTo(context);
-
-	RelationInfo *info = static_cast<RelationInfo *>(palloc0(sizeof(RelationInfo)));
-	info->relid = RelationGetRelid(rel);
-	info->context = context;
-	*building = info;
-	// Valid from before the catalogs are read: an invalidation while reading them clears it
-	// (invariant 2), and the caller then revalidates or declines.
-	info->valid = true;
-
 	// Everything below is derived from this copy (with its constraints: the slots need the
 	// values of columns added later with a default), and revalidation compares with it.
 	TupleDesc desc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
@@ -180,7 +168,13 @@ build_unguarded(Relation rel, RelationInfo **building)
 		info->is_toastable[att] =
 			!attr->attisdropped && attr->attlen == -1 && attr->attstorage != TYPSTORAGE_PLAIN;
 	}
+}
 
+// The plain C facts of every non-summarizing index, read from the catalogs (may
+// ERROR: no C++ object here). Sets info->nindexes to their number.
+void
+gather_index_facts(Relation rel, RelationInfo *info, IndexFacts **facts_out, int **flags_out)
+{
 	List *index_oids = RelationGetIndexList(rel);
 	info->nindexes = list_length(index_oids);
 	info->nlisted = info->nindexes;
@@ -253,6 +247,16 @@ build_unguarded(Relation rel, RelationInfo **building)
 	info->nindexes = i;
 	order_parts(&info->parts);
 
+	*facts_out = facts;
+	*flags_out = flags;
+}
+
+// The C++ shapes (build_core) and the columns indexes read. False on allocation
+// failure (the caller ERRORs from a frame that owns no C++ object).
+bool
+build_shapes(RelationInfo *info, const IndexFacts *facts, const int *flags)
+{
+	const int natts = info->natts;
 	// The attribute arrays of every index, then the C++ shapes.
 	const int ninputs = natts + info->parts.nparts + 1;
 	AttrNumber *expr_cols = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * ninputs));
@@ -264,7 +268,7 @@ build_unguarded(Relation rel, RelationInfo **building)
 		info->is_index_input[att] = info->is_expression_input[att] = true;
 	};
 	static_assert(std::is_trivially_destructible_v<decltype(mark_read)>); // an ERROR may unwind this frame
-	for (i = 0; core_ok && i < info->nindexes; i++)
+	for (int i = 0; core_ok && i < info->nindexes; i++)
 	{
 		int nexpr = inputs_to_array(facts[i].expression_inputs, facts[i].expression_parts, natts, expr_cols);
 		int npred = inputs_to_array(facts[i].predicate_inputs, facts[i].predicate_parts, natts, pred_cols);
@@ -285,7 +289,14 @@ build_unguarded(Relation rel, RelationInfo **building)
 			core_ok = false;
 		}
 	}
+	return core_ok;
+}
 
+// The columns an update compares (toastable or index inputs).
+void
+choose_compared_columns(RelationInfo *info)
+{
+	const int natts = info->natts;
 	bool any_toastable = false;
 	info->compared = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
 	for (int att = 1; att <= natts; att++)
@@ -300,7 +311,13 @@ build_unguarded(Relation rel, RelationInfo **building)
 		}
 	}
 	info->nothing_to_gain = !any_toastable && !info->any_evaluation;
+}
 
+// Where heap's HOT-blocking bitmap is wider than the indexes' true inputs (D12).
+void
+compare_with_stock_bitmap(Relation rel, RelationInfo *info)
+{
+	const int natts = info->natts;
 	Bitmapset *inputs = nullptr;
 	for (int att = 1; att <= natts; att++)
 		if (info->is_index_input[att])
@@ -315,7 +332,14 @@ build_unguarded(Relation rel, RelationInfo **building)
 				stock = bms_add_member(stock, att - FirstLowInvalidHeapAttributeNumber);
 		info->skip_unless_targeted = bms_add_members(info->skip_unless_targeted, stock);
 	}
+}
 
+// The private executor state, slots and detoast caches of the update path.
+void
+make_update_state(RelationInfo *info)
+{
+	const int natts = info->natts;
+	TupleDesc desc = info->desc;
 	info->estate = CreateExecutorState();
 	// The private copy of the descriptor: slots pin a reference-counted descriptor in the
 	// current resource owner, which would outlive the transaction here.
@@ -332,6 +356,33 @@ build_unguarded(Relation rel, RelationInfo **building)
 		info->detoasted[side] = static_cast<Datum *>(palloc0(sizeof(Datum) * (natts + 1)));
 		info->is_detoasted[side] = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
 	}
+}
+
+RelationInfo *
+build_unguarded(Relation rel, RelationInfo **building)
+{
+	MemoryContext context = AllocSetContextCreate(CacheMemoryContext, "hotplus relation info",
+												  ALLOCSET_SMALL_SIZES);
+	MemoryContextCopyAndSetIdentifier(context, RelationGetRelationName(rel));
+	MemoryContext old = MemoryContextSwitchTo(context);
+
+	RelationInfo *info = static_cast<RelationInfo *>(palloc0(sizeof(RelationInfo)));
+	info->relid = RelationGetRelid(rel);
+	info->context = context;
+	*building = info;
+	// Valid from before the catalogs are read: an invalidation while reading them clears it
+	// (invariant 2), and the caller then revalidates or declines.
+	info->valid = true;
+
+	// The phases, in order; each reads only what the ones before it filled in.
+	describe_columns(rel, info);
+	IndexFacts *facts = nullptr;
+	int *flags = nullptr;
+	gather_index_facts(rel, info, &facts, &flags);
+	const bool core_ok = build_shapes(info, facts, flags);
+	choose_compared_columns(info);
+	compare_with_stock_bitmap(rel, info);
+	make_update_state(info);
 
 	MemoryContextSwitchTo(old);
 	if (!core_ok)
