@@ -17,7 +17,7 @@
 
 MODULE_big = hotplus
 EXTENSION  = hotplus
-DATA       = hotplus--1.0.sql hotplus--1.0--1.1.sql hotplus--1.1--1.2.sql
+DATA       = hotplus--1.0.sql hotplus--1.0--1.1.sql hotplus--1.1--1.2.sql hotplus--1.2--1.3.sql
 PGFILEDESC = "hotplus - HOT updates decided per index"
 
 CORE_SRCS  = $(wildcard src/core/*.cpp)

@@ -120,6 +120,20 @@ SELECT hot('s', 2);
 COMMIT;
 SHOW hotplus.enabled;
 
+-- A decision that fails inside hotplus (hotplus.check_selftest throws a C++ exception in
+-- it) is caught: heap decides alone (not HOT: an expression index's input column changed),
+-- the row and every index are right, and check_failures counts it.
+SELECT check_failures AS failures_before FROM hotplus_stat_tables WHERE relid = 's'::regclass \gset
+BEGIN;
+CALL hot_start();
+SET LOCAL hotplus.check_selftest = on;
+UPDATE s SET doc = jsonb_set(doc, '{x}', '3') WHERE id = 28;
+SELECT hot('s', 0);
+COMMIT;
+SELECT check_failures - :failures_before AS check_failures_added FROM hotplus_stat_tables
+WHERE relid = 's'::regclass;
+SELECT doc->>'x' AS x FROM s WHERE id = 28;
+
 SELECT check_btrees('s');
 SELECT id, doc, k, length(e), md5(e), n FROM s ORDER BY id;
 SELECT * FROM check_scans($$SELECT id, doc->>'x' FROM s WHERE doc->>'k' IN ('k1', 'k7', 'k13', 'k19', 'k25', 'k26', 'k27')$$);

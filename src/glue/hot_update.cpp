@@ -27,6 +27,8 @@
 //      HOT-blocking set (hot_blocking_override.hpp); otherwise heap decides alone.
 // Any doubt (the relation changed meanwhile, a nested use of the entry, C++ exception in
 // the core) declines: heap's own decision is always correct.
+#include <new> // std::bad_alloc (hotplus.check_selftest); standard headers before PostgreSQL's
+
 #include "glue/core_state.hpp"
 
 #include "glue/hot_update.hpp"
@@ -151,6 +153,7 @@ struct Findings
 	bool override_applied = false;
 	bool beyond_stock_inputs = false; // HOT allowed on the indexes' true inputs only
 	bool by_parts = false;			  // a changed jsonb column kept the fields indexes read
+	bool check_failed = false;		  // the core threw: heap decided alone
 	instr_time started;
 	int64 check_ns = 0;
 };
@@ -280,14 +283,17 @@ struct EvaluationProbe
 static_assert(std::is_trivially_destructible_v<EvaluationProbe>); // on frames an ERROR may unwind
 
 // Runs the core; a C++ exception (a bug, or allocation failure) declines instead of
-// crossing into PostgreSQL. Probe calls may longjmp through this frame: it owns nothing
-// with a destructor.
+// crossing into PostgreSQL, and is counted (*failed; check_failures). In assert-enabled
+// builds it fails the assertion, unless hotplus.check_selftest asked for it. Probe calls may
+// longjmp through this frame: it owns nothing with a destructor.
 bool
 core_decides(RelationInfo *info, EvaluationProbe &probe, const core::Prechecks *prechecks,
-			 core::UpdateDecision *decision)
+			 core::UpdateDecision *decision, bool *failed)
 {
 	try
 	{
+		if (settings.check_selftest)
+			throw std::bad_alloc();
 		core::DecisionOptions options;
 		options.evaluate = settings.check_expressions;
 		*decision = core::decide_update(info->core->indexes, info->core->changes, options, probe, prechecks);
@@ -295,6 +301,8 @@ core_decides(RelationInfo *info, EvaluationProbe &probe, const core::Prechecks *
 	}
 	catch (...)
 	{
+		Assert(settings.check_selftest);
+		*failed = true;
 		return false;
 	}
 }
@@ -477,7 +485,7 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, const Bitmapset *targ
 	if (needs_decision && !f->decided && !f->page_cannot_fit)
 	{
 		EvaluationProbe probe{info, {old_slot, a.slot}};
-		f->decided = core_decides(info, probe, prechecked ? &prechecks : nullptr, &f->decision);
+		f->decided = core_decides(info, probe, prechecked ? &prechecks : nullptr, &f->decision, &f->check_failed);
 		f->beyond_stock_inputs = !f->index_input_differs;
 		if (selftest_active())
 		{
@@ -579,6 +587,7 @@ count(Relation rel, RelationInfo *info, const UpdateArgs &a, TM_Result result, c
 		f.decision.blocking_index >= 0 && f.decision.blocking_index < info->nindexes)
 		report.blocking_index = info->indexes[f.decision.blocking_index].index_oid;
 	report.check_time_ns = f.check_ns;
+	report.check_failed = f.check_failed;
 	stats_count(RelationGetRelid(rel), report);
 }
 

@@ -55,6 +55,14 @@ define_settings()
 		&settings.verify_selftest, false, PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 		nullptr, nullptr, nullptr);
 	DefineCustomBoolVariable(
+		"hotplus.check_selftest",
+		"Tests the update check's failure path: its decision throws on purpose.",
+		"Every update that needs hotplus's decision fails inside it with a C++ exception, "
+		"which must be caught: heap decides alone and hotplus_stat_tables.check_failures "
+		"counts it.",
+		&settings.check_selftest, false, PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+		nullptr, nullptr, nullptr);
+	DefineCustomBoolVariable(
 		"hotplus.read_path",
 		"Scans of hotheap tables deform only the columns a query reads and detoast a value "
 		"once per row.",

@@ -24,6 +24,9 @@ struct Settings
 	// checked update HOT, every same-sized varlena reused) so tests can show the verifier
 	// stops each wrong decision.
 	bool verify_selftest = false;
+	// hotplus.check_selftest: the HOT decision throws a C++ exception on purpose, so tests
+	// can show it is caught, declined (heap decides) and counted as check_failures.
+	bool check_selftest = false;
 	// hotplus.read_path: scans of hotheap tables go through a HotheapRead node that deforms
 	// selectively and detoasts once per row (read_scan.hpp). Checked when planning (off: no
 	// node) and when a planned node starts (off: the node passes rows through unchanged).

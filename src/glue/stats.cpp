@@ -26,8 +26,9 @@ namespace hotplus {
 namespace {
 
 // Order of the counters as the SQL function returns them: kUpdates..kChecksSkipped, then
-// check_time_ms, then the read path's counters (added in 1.1: a 1.0 definition of the
-// function, still installed before ALTER EXTENSION UPDATE, asks for fewer columns).
+// check_time_ms, then the read path's counters (added in 1.1), then check_failures (1.3): an
+// older definition of the function, still installed before ALTER EXTENSION UPDATE, asks
+// for fewer columns.
 enum TableCounter
 {
 	kUpdates,
@@ -42,6 +43,7 @@ enum TableCounter
 	kChecksSkipped,
 	kReadScans, // HotheapRead nodes that ran with the read path on (not in parallel workers)
 	kReadRows,	// rows they returned
+	kCheckFailures, // updates whose decision failed (a C++ exception; 1.3)
 	kTableCounters
 };
 constexpr int kCountersBeforeCheckTime = kChecksSkipped + 1;
@@ -521,6 +523,8 @@ stats_count(Oid relid, const UpdateReport &report)
 	entry->counters[kToastReused] += report.toast_reused;
 	if (!report.checked)
 		entry->counters[kChecksSkipped]++;
+	if (report.check_failed)
+		entry->counters[kCheckFailures]++;
 	entry->check_time_ns += report.check_time_ns;
 
 	if (OidIsValid(report.blocking_index))

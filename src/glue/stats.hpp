@@ -38,6 +38,7 @@ struct UpdateReport
 	int toast_reused;		// datums stored again instead of re-toasted
 	Oid blocking_index;		// the index found changed, if known
 	int64 check_time_ns;	// time spent deciding (checked updates)
+	bool check_failed;		// the decision failed (a C++ exception): heap decided alone
 };
 static_assert(std::is_trivially_destructible_v<UpdateReport>); // on frames an ERROR may unwind
 

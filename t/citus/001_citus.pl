@@ -160,11 +160,11 @@ sub step
 	is($got, $expected, $name);
 }
 
-# hotplus_distributed_stat_tables() is new in 1.2: upgrade first, on the coordinator only.
+# hotplus_distributed_stat_tables() is new in 1.2: upgrade (to the current version) first, on the coordinator only.
 c(q{ALTER EXTENSION hotplus UPDATE});
 is(c(q{SELECT string_agg(result, ' ') FROM run_command_on_all_nodes(
 	$$SELECT extversion FROM pg_extension WHERE extname = 'hotplus'$$)}),
-	'1.2 1.2 1.2', 'ALTER EXTENSION hotplus UPDATE on the coordinator updates every node');
+	'1.3 1.3 1.3', 'ALTER EXTENSION hotplus UPDATE on the coordinator updates every node');
 
 step(q{UPDATE docs SET doc = jsonb_set(doc, '{c}', n::text::jsonb)},
 	'updates=200 hot_by_expression=200', 'an unindexed jsonb field: HOT by expression on every shard');

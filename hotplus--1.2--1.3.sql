@@ -1,0 +1,46 @@
+/* hotplus 1.2 -> 1.3: hotplus_stat_tables.check_failures, updates whose HOT decision failed
+   inside hotplus (a C++ exception, caught: heap decided alone). It should stay 0. */
+\echo Use "ALTER EXTENSION hotplus UPDATE TO '1.3'" to load this file. \quit
+
+DROP VIEW @extschema@.hotplus_stat_tables;
+DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
+
+CREATE FUNCTION @extschema@.hotplus_stat_tables_internal(
+    OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
+    OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
+    OUT hot_by_expression pg_catalog.int8, OUT hot_by_partial pg_catalog.int8,
+    OUT hot_by_image pg_catalog.int8, OUT toast_reused pg_catalog.int8,
+    OUT nonhot_index_changed pg_catalog.int8, OUT nonhot_page_full pg_catalog.int8,
+    OUT nonhot_other pg_catalog.int8, OUT checks_skipped pg_catalog.int8,
+    OUT check_time_ms pg_catalog.float8,
+    OUT read_scans pg_catalog.int8, OUT read_rows pg_catalog.int8,
+    OUT check_failures pg_catalog.int8)
+RETURNS SETOF pg_catalog.record
+AS 'MODULE_PATHNAME', 'hotplus_stat_tables_internal'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+CREATE VIEW @extschema@.hotplus_stat_tables AS
+SELECT s.relid,
+       c.relname,
+       s.mode,
+       s.updates,
+       s.hot_stock,
+       s.hot_by_expression,
+       s.hot_by_partial,
+       s.hot_by_image,
+       s.toast_reused,
+       s.nonhot_index_changed,
+       s.nonhot_page_full,
+       s.nonhot_other,
+       s.checks_skipped,
+       s.check_time_ms,
+       s.read_scans,
+       s.read_rows,
+       s.check_failures
+FROM @extschema@.hotplus_stat_tables_internal() s
+JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
+
+GRANT SELECT ON @extschema@.hotplus_stat_tables TO PUBLIC;
+
+COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
+  'per hotheap table: how many updates were HOT and why, how many were not and why; how many scans the read path served; how many decisions failed inside hotplus (check_failures, should be 0)';
