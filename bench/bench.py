@@ -94,6 +94,22 @@ CSV_FIELDS = ['workload', 'case', 'variant', 'am', 'round', 'position', 'metric'
               'table_bytes_after', 'loadavg1', 'lib_sha256', 'started_at', 'runq_ms']
 
 
+def doc_expressions():
+    """The JSONB documents of workloads 2 and 3, as SQL expressions of the row number g."""
+    fields = (f"(SELECT jsonb_object_agg('f' || k, 'v' || ((g * 7919 + k * 104729) % 5000)) "
+              f"FROM generate_series(1, {DOC_FIELDS}) k)")
+    return {
+        # ~1 kB: 20 short fields, a counter and a 640-character note; not compressed
+        'small': f"{fields} || jsonb_build_object('counter', 0, 'note', "
+                 "left(repeat(md5(g::text), 22), 640))",
+        # ~6 kB: 20 short fields, a counter and 60 order items; pglz-compressed inline
+        'large': f"{fields} || jsonb_build_object('counter', 0, 'items', (SELECT jsonb_agg("
+                 "jsonb_build_object('sku', 'sku-' || ((g + i) % 50), 'qty', (g * i) % 17, "
+                 "'price', ((g * 31 + i) % 1000) / 10.0, 'status', 'in stock')) "
+                 "FROM generate_series(1, 60) i))",
+    }
+
+
 def log(msg):
     print(f'[{time.strftime("%H:%M:%S")}] {msg}', file=sys.stderr, flush=True)
 
@@ -418,18 +434,7 @@ class Bench:
     # -- workloads 2 and 3: JSONB documents ---------------------------------------------
     def docs_setup(self, db):
         n = self.p['docs_rows']
-        fields = (f"(SELECT jsonb_object_agg('f' || k, 'v' || ((g * 7919 + k * 104729) % 5000)) "
-                  f"FROM generate_series(1, {DOC_FIELDS}) k)")
-        docs = {
-            # ~1 kB: 20 short fields, a counter and a 640-character note; not compressed
-            'small': f"{fields} || jsonb_build_object('counter', 0, 'note', "
-                     "left(repeat(md5(g::text), 22), 640))",
-            # ~6 kB: 20 short fields, a counter and 60 order items; pglz-compressed inline
-            'large': f"{fields} || jsonb_build_object('counter', 0, 'items', (SELECT jsonb_agg("
-                     "jsonb_build_object('sku', 'sku-' || ((g + i) % 50), 'qty', (g * i) % 17, "
-                     "'price', ((g * 31 + i) % 1000) / 10.0, 'status', 'in stock')) "
-                     "FROM generate_series(1, 60) i))",
-        }
+        docs = doc_expressions()
         checks = {}
         for size, expr in docs.items():
             for variant, am in (('heap', 'heap'), ('hotheap', 'hotheap'), ('limit', 'heap'),
