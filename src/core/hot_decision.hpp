@@ -199,8 +199,15 @@ struct UpdateDecision
 	bool used_image_equality = false; // an index was found unchanged thanks to image equality
 };
 static_assert(std::is_trivially_destructible_v<UpdateDecision>); // on frames an ERROR may unwind
-static_assert(std::is_trivially_destructible_v<ColumnChange> && std::is_trivially_destructible_v<Side> &&
-			  std::is_trivially_destructible_v<IndexVerdict> && std::is_trivially_destructible_v<Precheck>);
+
+// Marks the update not HOT, index `which` changing with verdict v.
+inline void
+block(UpdateDecision *d, int which, IndexVerdict v) noexcept
+{
+	d->hot_allowed = false;
+	d->blocking_index = which;
+	d->blocking_verdict = v;
+}
 
 // The precheck of each index of an update, made once (blocked_without_evaluation) and reused
 // by decide_update: for indexes [0, count), at most kCapacity. Trivially destructible: it
@@ -238,9 +245,7 @@ blocked_without_evaluation(const std::vector<IndexShape> &indexes, const ColumnC
 		if (!indexes[i].summarizing && result == Precheck::Decided && verdict_changes_index(v))
 		{
 			*decision = UpdateDecision{};
-			decision->hot_allowed = false;
-			decision->blocking_index = i;
-			decision->blocking_verdict = v;
+			block(decision, i, v);
 			return true;
 		}
 	}
@@ -260,12 +265,6 @@ decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &chang
 {
 	UpdateDecision d;
 	const int n = static_cast<int>(indexes.size());
-	auto block = [&d](int which, IndexVerdict v) {
-		d.hot_allowed = false;
-		d.blocking_index = which;
-		d.blocking_verdict = v;
-	};
-	static_assert(std::is_trivially_destructible_v<decltype(block)>); // probe ERRORs unwind this frame
 
 	Prechecks made;
 	if (known == nullptr)
@@ -305,7 +304,7 @@ decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &chang
 						d.summarizing_changed = true;
 					else
 					{
-						block(i, v);
+						block(&d, i, v);
 						return d;
 					}
 			}

@@ -111,6 +111,14 @@ TableEntry *last_entry = nullptr;
 // The same for the index counted last as blocking HOT; reset with last_entry.
 IndexEntry *last_index_entry = nullptr;
 
+// Before local entries are removed or their tables destroyed.
+void
+forget_last_entries()
+{
+	last_entry = nullptr;
+	last_index_entry = nullptr;
+}
+
 SharedState *shared = nullptr;
 HTAB *shared_tables = nullptr;
 HTAB *shared_indexes = nullptr;
@@ -269,8 +277,7 @@ flush()
 {
 	if (!local_pending || !shared_mode())
 		return;
-	last_entry = nullptr; // flushed entries are removed
-	last_index_entry = nullptr;
+	forget_last_entries(); // flushed entries are removed
 	LWLockAcquire(shared->lock, LW_SHARED);
 	const bool missing = flush_entries(false);
 	LWLockRelease(shared->lock);
@@ -347,8 +354,7 @@ forget_dropped()
 {
 	if (pending_drops == NIL)
 		return;
-	last_entry = nullptr;
-	last_index_entry = nullptr;
+	forget_last_entries();
 	forget_in(local_tables, false);
 	forget_in(local_indexes, true);
 	if (shared_mode())
@@ -679,8 +685,7 @@ hotplus_stat_reset(PG_FUNCTION_ARGS)
 		hash_destroy(local_indexes);
 		local_tables = local_indexes = nullptr;
 	}
-	last_entry = nullptr;
-	last_index_entry = nullptr;
+	forget_last_entries();
 	local_pending = false;
 	local_untracked = 0;
 	if (shared_mode())
