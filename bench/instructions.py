@@ -78,11 +78,13 @@ class Cluster:
                         '-U', 'postgres', '-d', 'postgres'], input=text, text=True, check=True,
                        stdout=subprocess.DEVNULL)
 
-    def instructions(self, statements, settings=()):
+    def instructions(self, statements, settings=(), keep=None):
         """Total instructions of a single-user backend that runs the statements (one per line,
-        each its own transaction)."""
+        each its own transaction). keep: a path to keep the callgrind profile at."""
         out = os.path.join(self.dir, 'callgrind.out')
-        cmd = ['valgrind', '--tool=callgrind', f'--callgrind-out-file={out}', '--dump-line=no',
+        # Line numbers only in kept profiles (callgrind_annotate shows the lines' costs).
+        cmd = ['valgrind', '--tool=callgrind', f'--callgrind-out-file={out}',
+               f'--dump-line={"yes" if keep else "no"}',
                '--compress-strings=no', '--quiet',
                f'{self.bindir}/postgres', '--single', '-D', self.data, '-c', 'fsync=off']
         for s in settings:
@@ -96,7 +98,10 @@ class Cluster:
             for line in f:
                 m = re.match(r'(summary|totals): (\d+)', line)
                 if m:
-                    os.unlink(out)
+                    if keep:
+                        shutil.move(out, keep)
+                    else:
+                        os.unlink(out)
                     return int(m.group(2))
         raise SystemExit('no instruction total in the callgrind output')
 
@@ -159,9 +164,11 @@ def docs_tables(cluster, sizes, rows):
     cluster.sql('\n'.join(sql))
 
 
-def per_unit(cluster, statements_for, units, settings=()):
-    one = cluster.instructions(statements_for(1, units), settings)
-    two = cluster.instructions(statements_for(2, 2 * units), settings)
+def per_unit(cluster, statements_for, units, settings=(), keep=None):
+    """keep: a path prefix; the two runs' profiles are kept as PREFIX.1 and PREFIX.2
+    (bench/profile_units.py shows each function's cost per unit from them)."""
+    one = cluster.instructions(statements_for(1, units), settings, keep and f'{keep}.1')
+    two = cluster.instructions(statements_for(2, 2 * units), settings, keep and f'{keep}.2')
     return (two - one) / units
 
 
@@ -177,9 +184,17 @@ def main():
     ap.add_argument('--lib', help='measure a copy of this hotplus.so instead of the '
                     "installed one (the extension's functions are pointed at the copy)")
     ap.add_argument('--out', help='also write the markdown report here')
+    ap.add_argument('--keep-profiles', metavar='DIR',
+                    help='keep the callgrind profiles here, as CASE_AM.1/.2 and SIZE_VARIANT.1/.2 '
+                    '(bench/profile_units.py)')
     args = ap.parse_args()
 
     cases = [c for c in bench.W1_CASES if c[0] in args.w1_cases.split(',')]
+    if args.keep_profiles:
+        os.makedirs(args.keep_profiles, exist_ok=True)
+
+    def profile(name):
+        return os.path.join(os.path.abspath(args.keep_profiles), name) if args.keep_profiles else None
     sizes = [s for s in args.docs.split(',') if s]
     cluster = Cluster(args.pg_config)
     lines = []
@@ -210,7 +225,7 @@ def main():
                 for am in ('heap', 'hotheap'):
                     cost[am] = per_unit(
                         cluster, lambda scale, _n, am=am: [f'UPDATE {key}_{am}_{scale} SET {set_clause}'],
-                        args.w1_rows)
+                        args.w1_rows, keep=profile(f'{key}_{am}'))
                 change = (cost['hotheap'] / cost['heap'] - 1) * 100
                 lines.append(f'| {label} | `{set_clause}` | {cost["heap"]:.0f} | '
                              f'{cost["hotheap"]:.0f} | {change:+.1f}% |')
@@ -225,7 +240,8 @@ def main():
                     t = f'docs_{size}_{variant}_{scale}'
                     return ([f'PREPARE u(int) AS {DOC_UPDATE.format(t=t)}'] +
                             [f'EXECUTE u({(i * 7919) % (2 * args.docs_updates) + 1})' for i in range(n)])
-                cost[variant] = per_unit(cluster, statements, args.docs_updates, settings)
+                cost[variant] = per_unit(cluster, statements, args.docs_updates, settings,
+                                         keep=profile(f'{size}_{variant}'))
             lines += [f'JSONB {size} documents, 20 expression indexes, one-row UPDATE per '
                       f'transaction (prepared):', '',
                       '| variant | instr/update | hotheap as throughput vs it (its instr / hotheap instr) |',

@@ -10,7 +10,7 @@ plan_read(const ReadShape &shape)
 	{
 		const ColumnUse &use = shape.columns[i];
 		const auto column = static_cast<ColumnNumber>(i + 1);
-		if (use.read)
+		if (use.read || shape.whole_row) // a whole-row reference reads every column
 			plan.deformed.push_back(column);
 		if (use.toastable && use.detoasting_reads >= kMinDetoastingReads)
 			plan.detoast_once.push_back(column);

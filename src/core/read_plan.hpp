@@ -40,7 +40,7 @@ struct ReadShape
 struct ReadPlan
 {
 	bool selective = false;	  // deform only `deformed`, not 1..last
-	ColumnList deformed;	  // every column read, ascending
+	ColumnList deformed;	  // every column read, ascending (all for a whole-row reference)
 	ColumnList detoast_once;  // read through one shared detoasted copy per row
 
 	bool worthwhile() const noexcept { return selective || !detoast_once.empty(); }

@@ -55,9 +55,12 @@ struct ReadScanState
 	bool executed;
 	int64 rows_returned;
 	bool compiled_for_heap_rows; // ExecInitCustomScan compiled the expressions for heap slots
-	// The marked expressions are not compiled yet: the executor's (compiled for heap rows)
-	// run until a row has a shared column that needs detoasting (invariant 5).
+	// The marked expressions are not compiled yet: the executor's run until a row has a
+	// shared column that needs detoasting (invariant 5).
 	bool lazy;
+	// While the executor's expressions run and were compiled for a virtual slot (PG15), the
+	// last column they read: they read the slot's values without deforming (invariant 6).
+	AttrNumber deform_up_to;
 	int64 values_detoasted; // shared copies made (EXPLAIN ANALYZE)
 };
 
@@ -251,8 +254,8 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	state->scan_slot = reinterpret_cast<ScanState *>(state->scan)->ss_ScanTupleSlot;
 	// The rows the node evaluates are the scan's, in slots of the scan's type (its own or
 	// EvalPlanQual's, made by the same table AM). Where the executor could not be told
-	// (PG15: a custom scan's slot is virtual), the filter and output list are compiled again
-	// for those (compiled for a virtual slot they would read columns without deforming them).
+	// (PG15: a custom scan's slot is virtual), its filter and output list read the slot's
+	// values without deforming them: the node deforms each row first (invariant 6).
 	if (state->scan_slot->tts_ops != &TTSOpsBufferHeapTuple)
 		elog(ERROR, "hotplus: HotheapRead above a scan whose rows are not heap tuples");
 	node->ss.ps.scanops = state->scan_slot->tts_ops;
@@ -270,14 +273,13 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	// WHERE CURRENT OF finds this node first (search_plan_tree): it must see the scan's row.
 	node->ss.ss_ScanTupleSlot = state->scan_slot;
 
+	List *deformed = static_cast<List *>(list_nth(plan->custom_private, kPrivateDeformed));
+	state->deform_up_to = state->compiled_for_heap_rows || deformed == NIL
+							  ? 0
+							  : static_cast<AttrNumber>(llast_int(deformed));
 	state->active = settings.read_path;
 	if (!state->active)
-	{
-		if (!state->compiled_for_heap_rows)
-			compile_expressions(state, estate);
 		return;
-	}
-	List *deformed = static_cast<List *>(list_nth(plan->custom_private, kPrivateDeformed));
 	List *detoast = static_cast<List *>(list_nth(plan->custom_private, kPrivateDetoast));
 	state->selective = intVal(list_nth(plan->custom_private, kPrivateSelective)) != 0 &&
 					   node->ss.ps.ps_ProjInfo != nullptr &&
@@ -296,12 +298,10 @@ begin(CustomScanState *node, EState *estate, int eflags)
 			state->shared[i].attno = static_cast<AttrNumber>(lfirst_int(cell));
 		}
 	}
-	// With the executor's expressions compiled for heap rows, the marked ones wait for the
-	// first row that needs them: a scan whose values are all inline and uncompressed (a
-	// one-row UPDATE of a small document) never compiles them.
-	state->lazy = state->compiled_for_heap_rows && state->nshared > 0;
-	if (!state->compiled_for_heap_rows)
-		compile_expressions(state, estate);
+	// The marked expressions wait for the first row that needs them: a scan whose values
+	// are all inline and uncompressed (a one-row UPDATE of a small document) never compiles
+	// them.
+	state->lazy = state->nshared > 0;
 	if (state->nshared > 0 && node->ss.ps.ps_ProjInfo != nullptr)
 	{
 		TupleDesc out = node->ss.ps.ps_ResultTupleSlot->tts_tupleDescriptor;
@@ -377,9 +377,13 @@ exec(CustomScanState *node)
 		{
 			compile_expressions(state, node->ss.ps.state);
 			state->lazy = false;
+			state->deform_up_to = 0; // compiled for the scan's slot type: they deform
 			qual = node->ss.ps.qual;
 			projection = node->ss.ps.ps_ProjInfo;
 		}
+		// Invariant 6.
+		if (row->tts_nvalid < state->deform_up_to)
+			slot_getsomeattrs(row, state->deform_up_to);
 
 		econtext->ecxt_scantuple = row;
 		if (qual == nullptr || ExecQual(qual, econtext))

@@ -21,12 +21,18 @@
 //     would give them (seed 004's rule: no bigger tuples in Sort, Hash or Material).
 //  4. With hotplus.read_path off when the node starts, it only evaluates the filter and the
 //     output list as the scan would have.
-//  5. Where the executor compiled the node's filter and output list for heap rows (PG16+),
-//     those run until the first row with a shared column stored compressed or out of line;
-//     from that row on (switched before anything of it is evaluated) the marked ones run, to
-//     the end. Both give the same values (D14): only the number of detoastings differs, so a
-//     scan of inline values never pays for compiling the marked ones. EXPLAIN ANALYZE VERBOSE
-//     counts the copies made ("Values Detoasted").
+//  5. The filter and output list the executor compiled run until the first row with a
+//     shared column stored compressed or out of line; from that row on (switched before
+//     anything of it is evaluated) the marked ones run, to the end. Both give the same
+//     values (D14): only the number of detoastings differs, so a scan of inline values
+//     never pays for compiling the marked ones. EXPLAIN ANALYZE VERBOSE counts the copies
+//     made ("Values Detoasted").
+//  6. Where the executor compiled them for a virtual slot (PG15: a custom scan's slot type
+//     cannot be set), they read the row's values without deforming it (ExecComputeSlotInfo
+//     drops the fetch step for virtual slots): until the marked ones replace them, each
+//     row is deformed up to the last column they read before they run. The planner lists
+//     every column they read (kPrivateDeformed; all of them for a whole-row reference, which
+//     deforms by itself anyway), so no value they read is left undeformed.
 #pragma once
 
 #include "glue/pg.hpp"

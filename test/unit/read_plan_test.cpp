@@ -31,7 +31,7 @@ shape_of(int natts, long code, bool whole_row, bool projects)
 
 } // namespace
 
-TEST_CASE("plan_read: deformed lists exactly the columns read; selective only when it pays",
+TEST_CASE("plan_read: deformed lists exactly the columns read (all with a whole-row reference); selective only when it pays",
 		  "[read_plan]")
 {
 	for (int natts = 0; natts <= 9; ++natts)
@@ -51,7 +51,7 @@ TEST_CASE("plan_read: deformed lists exactly the columns read; selective only wh
 				for (int i = 0; i < natts; ++i)
 				{
 					const ColumnUse &use = shape.columns[i];
-					if (use.read)
+					if (use.read || whole_row) // a whole-row reference reads every column
 					{
 						++needed;
 						last = i + 1;
