@@ -99,6 +99,7 @@ detoasted_value(RelationInfo *info, int side, AttrNumber att, Datum value)
 		result = PointerGetDatum(detoast_attr(ptr));
 	info->detoasted[side][att] = result;
 	info->is_detoasted[side][att] = true;
+	info->any_detoasted[side] = true;
 	return result;
 }
 
@@ -143,7 +144,6 @@ classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *ne
 struct Findings
 {
 	bool checked = false;			 // the old version was read and columns compared
-	bool skipped_by_targets = false; // the statement cannot change a compared column
 	int toast_reused = 0;
 	bool index_input_reused = false; // a reused datum is an index input
 	bool index_input_differs = false;
@@ -346,15 +346,18 @@ read_old_version(RelationInfo *info, Relation rel, ItemPointer otid, Size *page_
 // stored only once nothing reads the slot's current tuple any more (final_form()): the
 // detoast caches of the new side point into it.
 HeapTuple
-with_old_datums(TupleTableSlot *old_slot, TupleTableSlot *slot, const bool *reuse)
+with_old_datums(const RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *slot)
 {
 	slot_getallattrs(slot);
 	const int natts = slot->tts_tupleDescriptor->natts;
 	Datum *values = static_cast<Datum *>(palloc(sizeof(Datum) * natts));
 	memcpy(values, slot->tts_values, sizeof(Datum) * natts);
-	for (AttrNumber att = 1; att <= natts; att++)
-		if (reuse[att])
+	for (int i = 0; i < info->nstatement_compared; i++)
+	{
+		const AttrNumber att = info->statement_compared[i];
+		if (info->reuse[att])
 			values[att - 1] = old_slot->tts_values[att - 1];
+	}
 	MemoryContext old = MemoryContextSwitchTo(slot->tts_mcxt);
 	HeapTuple tuple = heap_form_tuple(slot->tts_tupleDescriptor, values, slot->tts_isnull);
 	MemoryContextSwitchTo(old);
@@ -395,22 +398,24 @@ cannot_fit(TupleTableSlot *slot, Size page_free)
 // Copies of the values the statement wrote into the columns whose old datum is reused, for
 // hotplus.verify, in the current memory context.
 void
-remember_written(TupleTableSlot *slot, const bool *reuse, int natts, int *n, AttrNumber *atts,
-				 Datum *written)
+remember_written(const RelationInfo *info, TupleTableSlot *slot, int *n, AttrNumber *atts, Datum *written)
 {
 	*n = 0;
-	for (AttrNumber att = 1; att <= natts; att++)
-		if (reuse[att])
+	for (int i = 0; i < info->nstatement_compared; i++)
+	{
+		const AttrNumber att = info->statement_compared[i];
+		if (info->reuse[att])
 		{
 			atts[*n] = att;
 			written[(*n)++] = datumCopy(slot->tts_values[att - 1], false, -1);
 		}
+	}
 }
 
-// Decides, then runs heap's update with the decision. The caller owns cleanup. targets:
-// the columns the statement may change (statement_target_columns), nullptr if unknown.
+// Decides, then runs heap's update with the decision. The caller owns cleanup and has
+// learned the running statement (learn_statement).
 TM_Result
-decide_and_update(RelationInfo *info, const UpdateArgs &a, const Bitmapset *targets, Findings *f)
+decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 {
 	// Materialize the new version in its slot: its values must not change under us.
 	ExecMaterializeSlot(a.slot);
@@ -420,7 +425,7 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, const Bitmapset *targ
 	// from otid (with the free space, under the lock taken anyway).
 	Size page_free = 0;
 	bool page_free_known = false;
-	TupleTableSlot *old_slot = statement_old_version(a.rel, a.otid);
+	TupleTableSlot *old_slot = statement_old_version(info->statement_result_rel, a.rel, a.otid);
 	if (old_slot == nullptr)
 	{
 		if (!read_old_version(info, a.rel, a.otid, &page_free))
@@ -436,20 +441,19 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, const Bitmapset *targ
 	slot_getsomeattrs(old_slot, info->max_compared);
 	slot_getsomeattrs(a.slot, info->max_compared);
 
+	// A compared column the statement does not set holds the old version's datum, copied as
+	// stored (statement_scope.hpp): Same, nothing to compare. statement_compared lists the
+	// others.
 	info->core->changes.reset();
-	bool *reuse = static_cast<bool *>(palloc0(sizeof(bool) * (info->natts + 1)));
-	for (int i = 0; i < info->ncompared; i++)
+	for (int i = 0; i < info->nstatement_compared; i++)
 	{
-		const AttrNumber att = info->compared[i];
-		// A column the statement does not set holds the old version's datum, copied as
-		// stored (statement_scope.hpp): Same, nothing to compare.
-		if (targets != nullptr && !bms_is_member(att - FirstLowInvalidHeapAttributeNumber, targets))
-			continue;
+		const AttrNumber att = info->statement_compared[i];
 		core::ColumnChange change = classify_column(info, old_slot, a.slot, att);
+		info->reuse[att] = false;
 		if (change == core::ColumnChange::ImageEqual && settings.reuse_toast &&
 			info->is_toastable[att])
 		{
-			reuse[att] = true;
+			info->reuse[att] = true;
 			f->toast_reused++;
 			f->index_input_reused |= info->is_index_input[att];
 			change = core::ColumnChange::Same; // it will be, as stored
@@ -463,7 +467,7 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, const Bitmapset *targ
 
 	// The new version as heap_update() will store it. It goes into the slot only after the
 	// last read through the caches, which point into the slot's current tuple (final_form).
-	HeapTuple reused_form = f->toast_reused > 0 ? with_old_datums(old_slot, a.slot, reuse) : nullptr;
+	HeapTuple reused_form = f->toast_reused > 0 ? with_old_datums(info, old_slot, a.slot) : nullptr;
 
 	// With no index input differing as stored, heap's decision is exact (HOT if it fits),
 	// unless heap blocks HOT on more columns than the indexes really read. An index found
@@ -502,7 +506,7 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, const Bitmapset *targ
 	{
 		written_atts = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * info->natts));
 		written = static_cast<Datum *>(palloc(sizeof(Datum) * info->natts));
-		remember_written(a.slot, reuse, info->natts, &nwritten, written_atts, written);
+		remember_written(info, a.slot, &nwritten, written_atts, written);
 	}
 	MemoryContextSwitchTo(caller_context);
 
@@ -561,8 +565,6 @@ outcome_of(const Findings &f, bool hot)
 									   : UpdateOutcome::HotByImage;
 		return f.index_input_reused ? UpdateOutcome::HotByImage : UpdateOutcome::HotStock;
 	}
-	if (f.skipped_by_targets)
-		return UpdateOutcome::NonHotPageFull; // no index input can have changed
 	if (!f.checked)
 		return UpdateOutcome::NonHotOther;
 	if (f.page_cannot_fit || !f.index_input_differs)
@@ -591,14 +593,78 @@ count(Relation rel, RelationInfo *info, const UpdateArgs &a, TM_Result result, c
 	stats_count(RelationGetRelid(rel), report);
 }
 
-// Heap's update as is, counted with what was found out so far (info: nullptr when no entry
-// was used).
+// Heap's update as is, nothing read or compared: counted by heap's outcome alone.
 TM_Result
-heap_decides_and_count(RelationInfo *info, const UpdateArgs &a, const Findings &f)
+heap_decides_unchecked(const UpdateArgs &a, bool skipped_by_targets)
 {
 	const TM_Result result = heap_decides(a);
-	count(a.rel, info, a, result, f);
+	if (result == TM_Ok)
+		stats_count_unchecked(RelationGetRelid(a.rel), compat_get_update_indexes(a.update_indexes) == IndexUpdate::None,
+							  skipped_by_targets);
 	return result;
+}
+
+// What the running statement does to the relation, into the entry (relation_info.hpp).
+void
+learn_statement(RelationInfo *info, Relation rel)
+{
+	StatementRelation statement{false, nullptr, nullptr};
+	const bool known = statement_relation(rel, &statement) && statement.targets_known;
+	// A statement that cannot change any compared column (nor any column heap's HOT check
+	// reads) leaves them all as stored (the executor copies untouched columns from the old
+	// version): heap's decision is exact.
+	info->statement_leaves_to_heap = known && !bms_overlap(statement.targets, info->skip_unless_targeted);
+	info->nstatement_compared = 0;
+	for (int i = 0; i < info->ncompared; i++)
+	{
+		const AttrNumber att = info->compared[i];
+		if (!known || bms_is_member(att - FirstLowInvalidHeapAttributeNumber, statement.targets))
+			info->statement_compared[info->nstatement_compared++] = att;
+	}
+	info->statement_result_rel = statement.result_rel;
+	info->statement = statement_serial();
+}
+
+} // namespace
+
+namespace {
+
+// The update hotplus checks, with the entry owned (in_use) and cleaned up however it ends.
+// Out of line: the unchecked updates do not pay for this frame (the PG_TRY's jump buffer).
+pg_noinline TM_Result
+checked_update(RelationInfo *info, const UpdateArgs &args)
+{
+	Findings findings;
+	INSTR_TIME_SET_CURRENT(findings.started);
+	volatile TM_Result guarded = TM_Ok;
+	info->in_use++;
+	PG_TRY();
+	{
+		guarded = decide_and_update(info, args, &findings);
+	}
+	PG_FINALLY();
+	{
+		if (!TTS_EMPTY(info->old_slot))
+			ExecClearTuple(info->old_slot);
+		for (int side : {kOld, kNew})
+		{
+			if (info->eval_slot_filled[side])
+			{
+				ExecClearTuple(info->eval_slot[side]);
+				info->eval_slot_filled[side] = false;
+			}
+			if (info->any_detoasted[side])
+			{
+				memset(info->is_detoasted[side], 0, sizeof(bool) * (info->natts + 1));
+				info->any_detoasted[side] = false;
+			}
+		}
+		ResetPerTupleExprContext(info->estate);
+		info->in_use--;
+	}
+	PG_END_TRY();
+	count(args.rel, info, args, guarded, findings);
+	return guarded;
 }
 
 } // namespace
@@ -610,10 +676,9 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 {
 	const UpdateArgs args{rel, otid, slot, cid, snapshot, crosscheck, wait, tmfd, lockmode,
 						  update_indexes};
-	Findings findings;
 
 	if (!settings.enabled)
-		return heap_decides_and_count(nullptr, args, findings);
+		return heap_decides_unchecked(args, false);
 
 	// Have the relcache compute its index bitmaps now: this may accept invalidations, which
 	// must happen before our entry is validated, not between our decision and heap_update.
@@ -622,41 +687,12 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, Comma
 
 	RelationInfo *info = relation_info_get(rel);
 	if (info == nullptr || info->nothing_to_gain || info->in_use > 0)
-		return heap_decides_and_count(nullptr, args, findings);
-
-	// A statement that cannot change any compared column (nor any column heap's HOT check
-	// reads) leaves them all as stored (the executor copies untouched columns from the old
-	// version): heap's decision is exact.
-	Bitmapset *targets = nullptr;
-	const bool targets_known = statement_target_columns(rel, &targets);
-	if (targets_known && !bms_overlap(targets, info->skip_unless_targeted))
-	{
-		findings.skipped_by_targets = true;
-		return heap_decides_and_count(info, args, findings);
-	}
-
-	INSTR_TIME_SET_CURRENT(findings.started);
-	volatile TM_Result guarded = TM_Ok;
-	info->in_use++;
-	PG_TRY();
-	{
-		guarded = decide_and_update(info, args, targets_known ? targets : nullptr, &findings);
-	}
-	PG_FINALLY();
-	{
-		ExecClearTuple(info->old_slot);
-		for (int side : {kOld, kNew})
-		{
-			ExecClearTuple(info->eval_slot[side]);
-			info->eval_slot_filled[side] = false;
-			memset(info->is_detoasted[side], 0, sizeof(bool) * (info->natts + 1));
-		}
-		ResetPerTupleExprContext(info->estate);
-		info->in_use--;
-	}
-	PG_END_TRY();
-	count(rel, info, args, guarded, findings);
-	return guarded;
+		return heap_decides_unchecked(args, false);
+	if (info->statement != statement_serial())
+		learn_statement(info, rel);
+	if (info->statement_leaves_to_heap)
+		return heap_decides_unchecked(args, true);
+	return checked_update(info, args);
 }
 
 } // namespace hotplus

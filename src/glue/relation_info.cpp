@@ -36,9 +36,6 @@ struct CacheEntry
 };
 
 HTAB *cache = nullptr;
-// The entry looked up last: consecutive updates of one table skip the hash lookup. Only
-// used while valid; cleared before any entry is destroyed.
-RelationInfo *last_info = nullptr;
 
 void
 invalidate(Datum, Oid relid)
@@ -107,8 +104,8 @@ inputs_to_array(Bitmapset *columns, Bitmapset *parts, int natts, AttrNumber *out
 void
 destroy(RelationInfo *info)
 {
-	if (last_info == info)
-		last_info = nullptr;
+	if (last_relation_info == info)
+		last_relation_info = nullptr;
 	delete info->core;
 	info->core = nullptr;
 	if (info->old_slot != nullptr)
@@ -356,6 +353,9 @@ make_update_state(RelationInfo *info)
 		info->detoasted[side] = static_cast<Datum *>(palloc0(sizeof(Datum) * (natts + 1)));
 		info->is_detoasted[side] = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
 	}
+	info->reuse = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
+	info->statement = PG_UINT64_MAX;
+	info->statement_compared = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
 }
 
 RelationInfo *
@@ -424,25 +424,27 @@ relation_info_init()
 	add_relcache_callback(invalidate);
 }
 
+// The entry looked up last: consecutive updates of one table skip the hash lookup. Only
+// used while valid; cleared before any entry is destroyed.
+RelationInfo *last_relation_info = nullptr;
+
 RelationInfo *
-relation_info_get(Relation rel)
+relation_info_lookup(Relation rel)
 {
 	Oid relid = RelationGetRelid(rel);
-	if (last_info != nullptr && last_info->relid == relid && last_info->valid)
-		return last_info;
 	bool found;
 	auto *entry = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_ENTER, &found));
 	if (!found)
 		entry->info = nullptr;
 
 	if (entry->info != nullptr && entry->info->valid)
-		return last_info = entry->info;
+		return last_relation_info = entry->info;
 	if (entry->info != nullptr)
 	{
 		if (entry->info->in_use > 0)
 			return nullptr; // invariant 3: still used by an outer update
 		if (relation_info_revalidate(entry->info, rel))
-			return last_info = entry->info;
+			return last_relation_info = entry->info;
 		RelationInfo *stale = entry->info;
 		entry->info = nullptr;
 		destroy(stale);
@@ -456,7 +458,7 @@ relation_info_get(Relation rel)
 	entry->info = info;
 	if (!relation_info_revalidate(info, rel))
 		return nullptr;
-	return last_info = info;
+	return last_relation_info = info;
 }
 
 namespace {

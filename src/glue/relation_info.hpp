@@ -99,6 +99,20 @@ struct RelationInfo
 	// per-tuple memory of `estate`, serves the image comparison and every expression.
 	Datum *detoasted[2];	 // [natts + 1]
 	bool *is_detoasted[2];	 // [natts + 1]
+	bool any_detoasted[2];	 // some is_detoasted[side] entry is set
+	// Per update: the compared columns whose old stored datum goes into the new version.
+	// Written for every column of statement_compared before it is read, read for no other.
+	bool *reuse; // [natts + 1]
+
+	// The running statement's use of the relation (statement_scope.hpp), learned at its
+	// first update here and valid while statement_serial() == statement (a serial is never
+	// reused, so a finished statement's cannot match; statement_result_rel points into the
+	// running statement's memory). Only read by an update that owns the entry (in_use).
+	uint64 statement;			  // PG_UINT64_MAX: nothing learned yet
+	bool statement_leaves_to_heap; // it changes no column of skip_unless_targeted
+	int nstatement_compared;
+	AttrNumber *statement_compared; // [ncompared] the compared columns it may change
+	ResultRelInfo *statement_result_rel;
 
 	core_bridge::CoreState *core;
 
@@ -115,7 +129,17 @@ void relation_info_init();
 
 // The valid entry for rel, revalidated or built if needed. Returns nullptr if it could not
 // be built validly (the relation changed while building): decline and let heap decide.
-RelationInfo *relation_info_get(Relation rel);
+// The last entry returned is checked first, inline (one per update).
+extern RelationInfo *last_relation_info; // nullptr once it is freed
+RelationInfo *relation_info_lookup(Relation rel);
+inline RelationInfo *
+relation_info_get(Relation rel)
+{
+	RelationInfo *info = last_relation_info;
+	if (info != nullptr && info->relid == RelationGetRelid(rel) && info->valid)
+		return info;
+	return relation_info_lookup(rel);
+}
 
 // Whether info (invalidated or not) still describes rel (invariant 2); marks it valid if so.
 bool relation_info_revalidate(RelationInfo *info, Relation rel);

@@ -26,6 +26,7 @@ struct RunningStatement
 {
 	QueryDesc *query;
 	RunningStatement *outer;
+	uint64 serial;
 	// What the statement may change in each relation it updates, computed once per relation
 	// (in the statement's memory, so constant per result relation whatever the row order):
 	// the first relation here, any further ones in a hash table made when the second appears.
@@ -35,6 +36,7 @@ struct RunningStatement
 static_assert(std::is_trivially_destructible_v<RunningStatement>); // on frames an ERROR may unwind
 
 RunningStatement *innermost = nullptr;
+uint64 last_serial = 0;
 ExecutorRun_hook_type previous_run = nullptr;
 ExecutorFinish_hook_type previous_finish = nullptr;
 
@@ -43,9 +45,18 @@ push(RunningStatement *frame, QueryDesc *query)
 {
 	frame->query = query;
 	frame->outer = innermost;
+	frame->serial = ++last_serial;
+	current_statement_serial = frame->serial;
 	frame->first = RelationTargets{InvalidOid, false, nullptr, nullptr};
 	frame->others = nullptr;
 	innermost = frame;
+}
+
+void
+pop(RunningStatement *frame)
+{
+	innermost = frame->outer;
+	current_statement_serial = innermost != nullptr ? innermost->serial : 0;
 }
 
 void
@@ -62,7 +73,7 @@ run_hook(COMPAT_EXECUTOR_RUN_PARAMS)
 	}
 	PG_FINALLY();
 	{
-		innermost = frame.outer;
+		pop(&frame);
 	}
 	PG_END_TRY();
 }
@@ -81,7 +92,7 @@ finish_hook(QueryDesc *query)
 	}
 	PG_FINALLY();
 	{
-		innermost = frame.outer;
+		pop(&frame);
 	}
 	PG_END_TRY();
 }
@@ -161,6 +172,8 @@ targets_for(Relation rel)
 
 } // namespace
 
+uint64 current_statement_serial = 0;
+
 void
 statement_scope_init()
 {
@@ -171,24 +184,23 @@ statement_scope_init()
 }
 
 bool
-statement_target_columns(Relation rel, Bitmapset **columns)
+statement_relation(Relation rel, StatementRelation *out)
 {
-	if (rel->trigdesc != nullptr && rel->trigdesc->trig_update_before_row)
-		return false;
 	RelationTargets *targets = targets_for(rel);
 	if (targets == nullptr)
 		return false;
-	*columns = targets->columns;
-	return targets->known;
+	out->targets_known = targets->known && !(rel->trigdesc != nullptr && rel->trigdesc->trig_update_before_row);
+	out->targets = targets->columns;
+	out->result_rel = targets->result_rel;
+	return true;
 }
 
 TupleTableSlot *
-statement_old_version(Relation rel, ItemPointer otid)
+statement_old_version(ResultRelInfo *result_rel, Relation rel, ItemPointer otid)
 {
-	RelationTargets *targets = targets_for(rel);
-	if (targets == nullptr || targets->result_rel == nullptr)
+	if (result_rel == nullptr)
 		return nullptr;
-	TupleTableSlot *slot = targets->result_rel->ri_oldTupleSlot;
+	TupleTableSlot *slot = result_rel->ri_oldTupleSlot;
 	if (slot == nullptr || TTS_EMPTY(slot) || !TTS_IS_BUFFERTUPLE(slot))
 		return nullptr;
 	// Only the page tuple at otid itself, still pinned by the slot: its data cannot change.

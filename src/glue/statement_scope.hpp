@@ -13,6 +13,7 @@
 
 extern "C" {
 #include "executor/execdesc.h"
+#include "nodes/execnodes.h"
 #include "executor/tuptable.h"
 #include "storage/itemptr.h"
 #include "nodes/bitmapset.h"
@@ -24,17 +25,38 @@ namespace hotplus {
 // Chains the executor hooks; call once from _PG_init.
 void statement_scope_init();
 
-// The columns the running statement may change in rel (its target columns plus the stored
-// generated columns that depend on them), offset by FirstLowInvalidHeapAttributeNumber as
-// in RangeTblEntry.updatedCols. Returns false if that cannot be known for sure: no running
-// statement, rel not among its result relations, or a BEFORE ROW UPDATE trigger (which may
-// change any column).
-bool statement_target_columns(Relation rel, Bitmapset **columns);
+// A number for the innermost running statement, 0 outside any. Each statement run gets its
+// own, never reused in the backend, so a value cached with it is the running statement's as
+// long as statement_serial() still returns it (nested statements have their own).
+extern uint64 current_statement_serial;
+inline uint64
+statement_serial()
+{
+	return current_statement_serial;
+}
+
+// What the innermost running statement does to one relation, computed once per statement
+// and relation, in the statement's memory (valid while it runs).
+struct StatementRelation
+{
+	// The columns it may change (its target columns plus the stored generated columns that
+	// depend on them), offset by FirstLowInvalidHeapAttributeNumber as in
+	// RangeTblEntry.updatedCols; targets_known false if that cannot be known for sure: rel
+	// not among its result relations, or a BEFORE ROW UPDATE trigger (which may change any
+	// column).
+	bool targets_known;
+	Bitmapset *targets;
+	ResultRelInfo *result_rel; // a result relation of rel with an old-tuple slot, or nullptr
+};
+
+// False outside a statement (the logical replication apply worker's updates).
+bool statement_relation(Relation rel, StatementRelation *out);
 
 // The executor's own copy of the version at otid, if the running statement fetched it into
 // its result relation's old-tuple slot (UPDATE and MERGE do, to build the new version): a
 // buffer slot holding exactly the page tuple at otid, still pinned, so its data is the data
 // heap_update() will see. nullptr otherwise; the caller then reads otid itself.
-TupleTableSlot *statement_old_version(Relation rel, ItemPointer otid);
+// result_rel: StatementRelation.result_rel of the running statement.
+TupleTableSlot *statement_old_version(ResultRelInfo *result_rel, Relation rel, ItemPointer otid);
 
 } // namespace hotplus

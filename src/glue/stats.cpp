@@ -476,29 +476,35 @@ local_full(HTAB *table, long bound)
 }
 
 TableEntry *
-local_entry(Oid relid)
+local_entry_lookup(Oid relid)
 {
 	ensure_local();
 	StatKey key{MyDatabaseId, relid};
 	bool found;
-	TableEntry *entry = last_entry;
-	if (entry == nullptr || entry->key.relid != relid || entry->key.dbid != MyDatabaseId)
+	const HASHACTION action = local_full(local_tables, max_tracked_tables) ? HASH_FIND : HASH_ENTER;
+	auto *entry = static_cast<TableEntry *>(hash_search(local_tables, &key, action, &found));
+	if (entry == nullptr)
 	{
-		const HASHACTION action = local_full(local_tables, max_tracked_tables) ? HASH_FIND : HASH_ENTER;
-		entry = static_cast<TableEntry *>(hash_search(local_tables, &key, action, &found));
-		if (entry == nullptr)
-		{
-			untracked_entry = TableEntry{key, {}, 0};
-			return &untracked_entry; // not remembered as last_entry
-		}
-		if (!found)
-		{
-			memset(entry->counters, 0, sizeof(entry->counters));
-			entry->check_time_ns = 0;
-		}
-		last_entry = entry;
+		untracked_entry = TableEntry{key, {}, 0};
+		return &untracked_entry; // not remembered as last_entry
 	}
+	if (!found)
+	{
+		memset(entry->counters, 0, sizeof(entry->counters));
+		entry->check_time_ns = 0;
+	}
+	last_entry = entry;
 	return entry;
+}
+
+// The entry of relid, the last one used checked first (inline: one per update).
+inline TableEntry *
+local_entry(Oid relid)
+{
+	TableEntry *entry = last_entry;
+	if (entry != nullptr && entry->key.relid == relid && entry->key.dbid == MyDatabaseId)
+		return entry;
+	return local_entry_lookup(relid);
 }
 
 } // namespace
@@ -511,6 +517,21 @@ stats_count_read(Oid relid, int64 rows)
 		return;
 	entry->counters[kReadScans]++;
 	entry->counters[kReadRows] += rows;
+	local_pending = true;
+}
+
+void
+stats_count_unchecked(Oid relid, bool hot, bool nothing_changeable)
+{
+	TableEntry *entry = local_entry(relid);
+	if (entry == &untracked_entry)
+	{
+		local_untracked++;
+		return;
+	}
+	entry->counters[kUpdates]++;
+	entry->counters[hot ? kHotStock : nothing_changeable ? kNonHotPageFull : kNonHotOther]++;
+	entry->counters[kChecksSkipped]++;
 	local_pending = true;
 }
 

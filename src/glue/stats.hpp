@@ -44,6 +44,10 @@ static_assert(std::is_trivially_destructible_v<UpdateReport>); // on frames an E
 
 void stats_init();		   // _PG_init: GUCs and, when preloading, shared memory hooks
 void stats_count(Oid relid, const UpdateReport &report);
+// An update hotplus left to heap without reading anything (checked = false): HotStock if
+// heap made it HOT, else NonHotPageFull when the statement could change no index input
+// (nothing_changeable) and NonHotOther otherwise. stats_count's result for that report.
+void stats_count_unchecked(Oid relid, bool hot, bool nothing_changeable);
 // One HotheapRead node (read_scan.hpp) that ran with the read path on and returned `rows`.
 void stats_count_read(Oid relid, int64 rows);
 
