@@ -16,9 +16,8 @@ ColumnChanges::strongest(const ColumnList &cols) const noexcept
 Precheck
 precheck_index(const IndexShape &index, const ColumnChanges &changes, IndexVerdict *verdict)
 {
-	const ColumnChange stored = changes.strongest(index.stored_columns);
-	const ColumnChange any = std::max({stored, changes.strongest(index.expression_inputs),
-									   changes.strongest(index.predicate_inputs)});
+	ColumnChange stored, any;
+	changes.strongest(index.stored_columns, index.expression_inputs, index.predicate_inputs, &stored, &any);
 	if (any == ColumnChange::Same)
 	{
 		*verdict = IndexVerdict::UnchangedInputsSame;

@@ -28,6 +28,7 @@
 #include <boost/container/small_vector.hpp>
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 #include <vector>
 
@@ -45,16 +46,75 @@ enum class ColumnChange : std::uint8_t
 	Changed,	// different values
 };
 
+// A set of columns an index reads, as a list, with a bit mask of it for the common case
+// (every column below kMaskColumns). Only built through push_back/assign, so the mask and
+// the list always agree.
+class ColumnSet
+{
+  public:
+	static constexpr int kMaskColumns = 64;
+
+	ColumnSet() = default;
+	ColumnSet(std::initializer_list<ColumnNumber> cols) { assign(cols.begin(), cols.end()); }
+
+	void push_back(ColumnNumber col)
+	{
+		cols_.push_back(col);
+		if (col >= 1 && col < kMaskColumns)
+			mask_ |= std::uint64_t{1} << col;
+		else
+			beyond_mask_ = true;
+		max_ = std::max(max_, col);
+	}
+	template <typename It>
+	void assign(It first, It last)
+	{
+		cols_.clear();
+		mask_ = 0;
+		beyond_mask_ = false;
+		max_ = 0;
+		for (; first != last; ++first)
+			push_back(*first);
+	}
+
+	const ColumnList &list() const noexcept { return cols_; }
+	ColumnList::const_iterator begin() const noexcept { return cols_.begin(); }
+	ColumnList::const_iterator end() const noexcept { return cols_.end(); }
+	bool empty() const noexcept { return cols_.empty(); }
+	std::size_t size() const noexcept { return cols_.size(); }
+
+	// The mask is the whole set: every column is in [1, kMaskColumns).
+	bool in_mask() const noexcept { return !beyond_mask_; }
+	std::uint64_t mask() const noexcept { return mask_; }
+	ColumnNumber max() const noexcept { return max_; }
+
+  private:
+	ColumnList cols_;
+	std::uint64_t mask_ = 0;
+	bool beyond_mask_ = false;
+	ColumnNumber max_ = 0;
+};
+
 // Per-update facts about every column, indexed by ColumnNumber (slot 0 unused).
 // Sized once; reset, get and set never allocate or throw, so the glue may use them on the
 // update path. A column outside the range reads as Changed: the safe answer.
+// Invariant: bit c of changed_ / image_equal_ is set iff c < ColumnSet::kMaskColumns and
+// changes_[c] is Changed / ImageEqual (so strongest() over a set in the mask is two ANDs).
 class ColumnChanges
 {
   public:
 	explicit ColumnChanges(int natts = 0) : changes_(natts + 1, ColumnChange::Same) {}
 
-	void resize(int natts) { changes_.assign(natts + 1, ColumnChange::Same); }
-	void reset() noexcept { std::fill(changes_.begin(), changes_.end(), ColumnChange::Same); }
+	void resize(int natts)
+	{
+		changes_.assign(natts + 1, ColumnChange::Same);
+		changed_ = image_equal_ = 0;
+	}
+	void reset() noexcept
+	{
+		std::fill(changes_.begin(), changes_.end(), ColumnChange::Same);
+		changed_ = image_equal_ = 0;
+	}
 	int natts() const noexcept { return static_cast<int>(changes_.size()) - 1; }
 	ColumnChange get(ColumnNumber col) const noexcept
 	{
@@ -62,27 +122,65 @@ class ColumnChanges
 	}
 	void set(ColumnNumber col, ColumnChange change) noexcept
 	{
-		if (in_range(col))
-			changes_[col] = change;
+		if (!in_range(col))
+			return;
+		changes_[col] = change;
+		if (col < ColumnSet::kMaskColumns)
+		{
+			const std::uint64_t bit = std::uint64_t{1} << col;
+			changed_ = change == ColumnChange::Changed ? changed_ | bit : changed_ & ~bit;
+			image_equal_ = change == ColumnChange::ImageEqual ? image_equal_ | bit : image_equal_ & ~bit;
+		}
 	}
 
 	// The strongest change among cols.
 	ColumnChange strongest(const ColumnList &cols) const noexcept;
+	ColumnChange strongest(const ColumnSet &cols) const noexcept
+	{
+		if (!cols.in_mask())
+			return strongest(cols.list());
+		return strongest_in_mask(cols.mask(), cols.max());
+	}
+	// The strongest change among `first` and among all three sets together.
+	void strongest(const ColumnSet &first, const ColumnSet &second, const ColumnSet &third,
+				   ColumnChange *in_first, ColumnChange *in_all) const noexcept
+	{
+		if (first.in_mask() && second.in_mask() && third.in_mask())
+		{
+			*in_first = strongest_in_mask(first.mask(), first.max());
+			*in_all = strongest_in_mask(first.mask() | second.mask() | third.mask(),
+										std::max({first.max(), second.max(), third.max()}));
+			return;
+		}
+		*in_first = strongest(first);
+		*in_all = std::max({*in_first, strongest(second), strongest(third)});
+	}
 
   private:
 	bool in_range(ColumnNumber col) const noexcept
 	{
 		return col >= 1 && col < static_cast<int>(changes_.size());
 	}
+	// The columns of mask, the highest of them (or of a larger set) being max.
+	ColumnChange strongest_in_mask(std::uint64_t mask, ColumnNumber max) const noexcept
+	{
+		if (max >= static_cast<int>(changes_.size()))
+			return ColumnChange::Changed; // a column out of range reads as Changed
+		if ((mask & changed_) != 0)
+			return ColumnChange::Changed;
+		return (mask & image_equal_) != 0 ? ColumnChange::ImageEqual : ColumnChange::Same;
+	}
 	std::vector<ColumnChange> changes_;
+	std::uint64_t changed_ = 0;
+	std::uint64_t image_equal_ = 0;
 };
 
 // What the decision needs to know about one index, fixed for the life of a relcache entry.
 struct IndexShape
 {
-	ColumnList stored_columns;	   // key and INCLUDE columns stored as-is
-	ColumnList expression_inputs;  // every column an expression reads
-	ColumnList predicate_inputs;   // every column the predicate reads
+	ColumnSet stored_columns;	  // key and INCLUDE columns stored as-is
+	ColumnSet expression_inputs; // every column an expression reads
+	ColumnSet predicate_inputs;	  // every column the predicate reads
 	bool has_expressions = false;
 	bool has_predicate = false;
 	bool summarizing = false; // never blocks HOT (PG16+ BRIN); false on PG15

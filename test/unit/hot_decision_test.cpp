@@ -43,8 +43,10 @@ struct RecordingProbe
 	}
 };
 
+// The strongest change, column by column through get() (the model of ColumnChanges::strongest).
+template <typename Columns>
 ColumnChange
-strongest(const ColumnChanges &changes, const ColumnList &cols)
+strongest(const ColumnChanges &changes, const Columns &cols)
 {
 	ColumnChange s = ColumnChange::Same;
 	for (auto c : cols)
@@ -98,8 +100,11 @@ model_decision_changes_index(const IndexShape &index, const ColumnChanges &chang
 	return false;
 }
 
+// Columns are numbered first..first + kColumns - 1 (first > 1: the table's earlier columns
+// are never read or changed), so the decision is also tried where the columns straddle or
+// pass ColumnSet's bit mask (kMaskColumns).
 std::vector<IndexShape>
-every_index_shape()
+every_index_shape(int first = 1)
 {
 	std::vector<IndexShape> shapes;
 	// Per column: member of stored / expression inputs / predicate inputs (3 bits).
@@ -109,9 +114,10 @@ every_index_shape()
 			IndexShape s;
 			s.has_expressions = flags & 1;
 			s.has_predicate = flags & 2;
-			for (int col = 1; col <= kColumns; col++)
+			for (int k = 0; k < kColumns; k++)
 			{
-				int bits = (membership >> (3 * (col - 1))) & 7;
+				const auto col = static_cast<ColumnNumber>(first + k);
+				int bits = (membership >> (3 * k)) & 7;
 				if (bits & 1)
 					s.stored_columns.push_back(col);
 				if (bits & 2)
@@ -133,7 +139,7 @@ every_index_shape()
 }
 
 std::vector<ColumnChanges>
-every_column_changes()
+every_column_changes(int first = 1)
 {
 	std::vector<ColumnChanges> all;
 	int combos = 1;
@@ -141,10 +147,10 @@ every_column_changes()
 		combos *= 3;
 	for (int code = 0; code < combos; code++)
 	{
-		ColumnChanges c(kColumns);
+		ColumnChanges c(first + kColumns - 1);
 		int rest = code;
-		for (int col = 1; col <= kColumns; col++, rest /= 3)
-			c.set(col, static_cast<ColumnChange>(rest % 3));
+		for (int k = 0; k < kColumns; k++, rest /= 3)
+			c.set(static_cast<ColumnNumber>(first + k), static_cast<ColumnChange>(rest % 3));
 		all.push_back(c);
 	}
 	return all;
@@ -163,8 +169,10 @@ every_fact()
 
 TEST_CASE("decide_index matches the rule for every shape, update and evaluation outcome")
 {
-	const auto shapes = every_index_shape();
-	const auto updates = every_column_changes();
+	// Columns 1-3; 62-64, across ColumnSet's bit mask; 100-102, beyond it.
+	const int first = GENERATE(1, 62, 100);
+	const auto shapes = every_index_shape(first);
+	const auto updates = every_column_changes(first);
 	const auto facts = every_fact();
 	long checked = 0;
 
@@ -420,4 +428,49 @@ TEST_CASE("decide_update: a stored column change blocks HOT before anything is e
 	CHECK(d.blocking_index == 1);
 	CHECK(d.blocking_verdict == IndexVerdict::ChangedStoredColumn);
 	CHECK(probe.calls[0].empty());
+}
+
+TEST_CASE("ColumnChanges::strongest over a ColumnSet (bit masks) equals the column-by-column answer")
+{
+	// Tables across the mask's edge (64), columns read outside the range (0, negative, past
+	// the last: Changed) and above it, changes overwritten and reset.
+	std::mt19937 random(20261201);
+	for (int round = 0; round < 20000; round++)
+	{
+		const int natts = static_cast<int>(random() % 130);
+		ColumnChanges changes(natts);
+		if (random() % 2)
+			changes.reset();
+		const int nsets = static_cast<int>(random() % 200);
+		for (int k = 0; k < nsets; k++)
+			changes.set(static_cast<ColumnNumber>(static_cast<int>(random() % 140) - 2),
+						static_cast<ColumnChange>(random() % 3));
+		if (random() % 10 == 0)
+			changes.reset();
+
+		ColumnSet sets[3];
+		ColumnList lists[3];
+		for (int which = 0; which < 3; which++)
+		{
+			const int ncols = static_cast<int>(random() % 5);
+			for (int k = 0; k < ncols; k++)
+			{
+				// Mostly inside the table and the mask, sometimes not.
+				const int bound = random() % 4 == 0 ? 140 : std::min(natts + 1, 64);
+				const auto col = static_cast<ColumnNumber>(static_cast<int>(random() % (bound + 2)) - 1);
+				sets[which].push_back(col);
+				lists[which].push_back(col);
+			}
+			REQUIRE(changes.strongest(sets[which]) == strongest(changes, lists[which]));
+			REQUIRE(changes.strongest(lists[which]) == strongest(changes, lists[which]));
+			ColumnSet copy;
+			copy.assign(lists[which].begin(), lists[which].end());
+			REQUIRE(changes.strongest(copy) == strongest(changes, lists[which]));
+		}
+		ColumnChange in_first, in_all;
+		changes.strongest(sets[0], sets[1], sets[2], &in_first, &in_all);
+		REQUIRE(in_first == strongest(changes, lists[0]));
+		REQUIRE(in_all == std::max({strongest(changes, lists[0]), strongest(changes, lists[1]),
+									strongest(changes, lists[2])}));
+	}
 }
