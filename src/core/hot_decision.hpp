@@ -307,13 +307,45 @@ block(UpdateDecision *d, int which, IndexVerdict v) noexcept
 	d->blocking_verdict = v;
 }
 
+// Records index `which`'s verdict v in *d. Returns false if it blocks HOT (then *d says so).
+inline bool
+record_verdict(UpdateDecision *d, int which, const IndexShape &index, IndexVerdict v) noexcept
+{
+	switch (v)
+	{
+		case IndexVerdict::UnchangedInputsSame:
+			return true;
+		case IndexVerdict::UnchangedInputsImageEqual:
+			d->used_image_equality = true;
+			return true;
+		case IndexVerdict::UnchangedPredicateFalse:
+		case IndexVerdict::UnchangedKeysEqual:
+			d->used_predicates = true;
+			return true;
+		case IndexVerdict::UnchangedValuesEqual:
+			d->used_expressions = true;
+			return true;
+		default:
+			if (index.summarizing)
+			{
+				d->summarizing_changed = true;
+				return true;
+			}
+			block(d, which, v);
+			return false;
+	}
+}
+
 // The precheck of each index of an update, made once (blocked_without_evaluation) and reused
-// by decide_update: for indexes [0, count), at most kCapacity. Trivially destructible: it
-// lives in frames a probe's ERROR may unwind.
+// by decide_update: for indexes [0, count), at most kCapacity. When every index was decided
+// by its precheck (needs_probe == 0, count == the number of indexes), `settled` is the
+// update's decision. Trivially destructible: it lives in frames a probe's ERROR may unwind.
 struct Prechecks
 {
 	static constexpr int kCapacity = 64;
 	int count = 0;
+	int needs_probe = 0;
+	UpdateDecision settled;
 	Precheck result[kCapacity];
 	IndexVerdict verdict[kCapacity];
 };
@@ -330,6 +362,8 @@ blocked_without_evaluation(const std::vector<IndexShape> &indexes, const ColumnC
 {
 	const int n = static_cast<int>(indexes.size());
 	prechecks->count = 0;
+	prechecks->needs_probe = 0;
+	prechecks->settled = UpdateDecision{};
 	for (int i = 0; i < n; i++)
 	{
 		IndexVerdict v = IndexVerdict::Declined;
@@ -340,7 +374,9 @@ blocked_without_evaluation(const std::vector<IndexShape> &indexes, const ColumnC
 			prechecks->verdict[i] = v;
 			prechecks->count = i + 1;
 		}
-		if (!indexes[i].summarizing && result == Precheck::Decided && verdict_changes_index(v))
+		if (result == Precheck::NeedsProbe)
+			prechecks->needs_probe++;
+		else if (!record_verdict(&prechecks->settled, i, indexes[i], v))
 		{
 			*decision = UpdateDecision{};
 			block(decision, i, v);
@@ -371,6 +407,8 @@ decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &chang
 			return d;
 		known = &made;
 	}
+	if (known->count == n && known->needs_probe == 0)
+		return known->settled; // every index decided without evaluation, none blocking
 
 	for (int pass = 0; pass < 2; pass++)
 	{
@@ -383,29 +421,8 @@ decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &chang
 							 : known->result[i] == Precheck::Decided
 								 ? known->verdict[i]
 								 : evaluate_index(i, index, changes, options, probe);
-			switch (v)
-			{
-				case IndexVerdict::UnchangedInputsSame:
-					break;
-				case IndexVerdict::UnchangedInputsImageEqual:
-					d.used_image_equality = true;
-					break;
-				case IndexVerdict::UnchangedPredicateFalse:
-				case IndexVerdict::UnchangedKeysEqual:
-					d.used_predicates = true;
-					break;
-				case IndexVerdict::UnchangedValuesEqual:
-					d.used_expressions = true;
-					break;
-				default:
-					if (index.summarizing)
-						d.summarizing_changed = true;
-					else
-					{
-						block(&d, i, v);
-						return d;
-					}
-			}
+			if (!record_verdict(&d, i, index, v))
+				return d;
 		}
 	}
 	return d;

@@ -136,9 +136,28 @@ public:
 			if (JBE_HAS_OFF(container_->children[i]))
 				break;
 		}
+		keys_len_ = value_end_;
 		if (count_ > 0)
 			load();
 	}
+
+	// Whether both objects have the same keys in the same places: the same key entries over
+	// the same key bytes. Then a key is at the same index in both.
+	bool same_keys_as(const PairCursor &other) const
+	{
+		return count_ == other.count_ && keys_len_ == other.keys_len_ &&
+			   memcmp(container_->children, other.container_->children, sizeof(JEntry) * count_) == 0 &&
+			   memcmp(base_, other.base_, keys_len_) == 0;
+	}
+
+	// Moves to the pair at index `to` (not before the current one) without comparing keys.
+	void move_to(uint32 to)
+	{
+		while (index_ < to && index_ < count_)
+			next();
+	}
+
+	uint32 index() const { return index_; }
 
 	// Moves to the first pair whose key is not below key; returns whether it is that key.
 	bool seek(const char *key, uint32 len)
@@ -212,6 +231,7 @@ private:
 	uint32 value_end_ = 0;
 	const char *key_ = nullptr;
 	uint32 key_len_ = 0;
+	uint32 keys_len_ = 0; // bytes of all keys (where the values start)
 };
 // Lives in frames an ERROR may unwind (detoasting can fail around it).
 static_assert(std::is_trivially_destructible_v<PairCursor>);
@@ -319,13 +339,23 @@ compare_parts(Datum old_value, Datum new_value, const JsonbPartRegistry *registr
 		return;
 	}
 	PairCursor old_pairs(old_doc), new_pairs(new_doc);
+	// The common update changes values, not keys: then the keys are sought in one object
+	// only and the other follows by index.
+	const bool same_keys = old_pairs.same_keys_as(new_pairs);
 	for (int k = 0; k < n; k++)
 	{
 		const text *key = registry->parts[registry->by_column[first + k]].key;
 		const char *data = VARDATA_ANY(key);
 		const uint32 len = VARSIZE_ANY_EXHDR(key);
 		const bool in_old = old_pairs.seek(data, len);
-		const bool in_new = new_pairs.seek(data, len);
+		bool in_new;
+		if (same_keys)
+		{
+			new_pairs.move_to(old_pairs.index());
+			in_new = in_old;
+		}
+		else
+			in_new = new_pairs.seek(data, len);
 		same[k] = in_old == in_new && (!in_old || old_pairs.same_value_as(new_pairs));
 	}
 }

@@ -358,6 +358,20 @@ TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random inde
 		if (d.hot_allowed)
 		{
 			REQUIRE(d.summarizing_changed == model_summarizing_changed);
+			// What HOT was allowed by: every index's own verdict, decided one by one (no
+			// shortcut through the prechecks).
+			bool image = false, predicates = false, expressions = false;
+			for (int i = 0; i < n; i++)
+			{
+				RecordingProbe one(f);
+				const IndexVerdict v = decide_index(i, indexes[i], changes, DecisionOptions{}, one);
+				image |= v == IndexVerdict::UnchangedInputsImageEqual;
+				predicates |= v == IndexVerdict::UnchangedPredicateFalse || v == IndexVerdict::UnchangedKeysEqual;
+				expressions |= v == IndexVerdict::UnchangedValuesEqual;
+			}
+			REQUIRE(d.used_image_equality == image);
+			REQUIRE(d.used_predicates == predicates);
+			REQUIRE(d.used_expressions == expressions);
 		}
 		else
 		{
