@@ -5,7 +5,7 @@
 -- old stored datum is kept, so no TOAST row is written or deleted and the stored form
 -- (compression, size, TOAST value) stays. Values that really change are not HOT, and
 -- numeric 1.0 -> 1.00 (equal for the opclass, different bytes) is not HOT either.
--- Design points: D2, D8
+-- Design points: D2, D8, D8b
 SET client_min_messages = warning;
 SELECT NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'hotplus') AS created_extension \gset
 CREATE EXTENSION IF NOT EXISTS hotplus;
@@ -286,6 +286,42 @@ SELECT * FROM check_scans($$SELECT x FROM nu WHERE x = 1$$, true);
 SELECT * FROM check_scans($$SELECT x FROM nu WHERE x BETWEEN 1 AND 5$$, true);
 SELECT * FROM check_scans($$SELECT id, y FROM nu WHERE y = 2$$);
 DROP TABLE nu;
+
+-- D8b: a statement whose first 32 fetched comparisons of a column all found different values
+-- stops comparing that column: its later write-backs are stored anew, as heap stores them
+-- (not HOT under an index on the column, new TOAST values). A statement that wrote one back
+-- keeps comparing to its end. Rows are updated in id order (sequential scan of a fresh table).
+CREATE FUNCTION gval(g int) RETURNS text IMMUTABLE LANGUAGE sql
+  AS $$SELECT string_agg(md5(g || '-' || i), ' ') FROM generate_series(1, 75) i$$;
+CREATE TABLE gu (id int PRIMARY KEY, e text) USING hotheap WITH (fillfactor = 50);
+ALTER TABLE gu ALTER COLUMN e SET STORAGE EXTERNAL;
+CREATE INDEX gu_e ON gu USING hash (e);
+INSERT INTO gu SELECT g, gval(g) FROM generate_series(1, 80) g;
+VACUUM ANALYZE gu;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+-- rows 1-40 change (same length), 41-80 are written back: 32 changes, then no comparing
+BEGIN;
+CALL hot_start();
+UPDATE gu SET e = CASE WHEN id <= 40 THEN overlay(e placing 'x' from 1 for 1) ELSE e || '' END;
+SELECT hot('gu', 0);
+SELECT toast_writes('gu');
+COMMIT;
+-- rows 1-40 are written back first, 41-80 change: all compared, the write-backs kept
+BEGIN;
+CALL hot_start();
+UPDATE gu SET e = CASE WHEN id > 40 THEN overlay(e placing 'y' from 2 for 1) ELSE e || '' END;
+SELECT hot('gu', 40);
+SELECT toast_writes('gu');
+COMMIT;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+SELECT count(*) FILTER (WHERE e = CASE WHEN id <= 40 THEN overlay(gval(id) placing 'x' from 1 for 1)
+                                       ELSE overlay(gval(id) placing 'y' from 2 for 1) END) AS right_values
+FROM gu;
+SELECT * FROM check_scans($$SELECT id FROM gu WHERE e = overlay(gval(7) placing 'x' from 1 for 1)$$);
+SELECT * FROM check_scans($$SELECT id FROM gu WHERE e = overlay(gval(70) placing 'y' from 2 for 1)$$);
+DROP TABLE gu;
 
 RESET default_toast_compression;
 DROP SCHEMA hot_toast CASCADE;

@@ -110,6 +110,13 @@ selftest_active()
 	return settings.verify && settings.verify_selftest;
 }
 
+// D8b: a statement whose first kUnequalFetchesBeforeGivingUp fetched comparisons of a column
+// all found different values stops fetching that column's values to compare them: they
+// count as Changed, as heap counts them (no TOAST reuse, the decision evaluates as needed).
+// A bulk rewrite of large values then pays for the fetch kUnequalFetchesBeforeGivingUp
+// times, not per row; a statement that wrote one back keeps comparing.
+constexpr int kUnequalFetchesBeforeGivingUp = 32;
+
 core::ColumnChange
 classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *new_slot,
 				AttrNumber att)
@@ -129,6 +136,9 @@ classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *ne
 	// Never fetch or decompress when the raw sizes already differ.
 	if (toast_raw_datum_size(old_value) != toast_raw_datum_size(new_value))
 		return core::ColumnChange::Changed;
+	int *unequal_fetches = &info->statement_unequal_fetches[att];
+	if (*unequal_fetches >= kUnequalFetchesBeforeGivingUp)
+		return core::ColumnChange::Changed;
 
 	auto *o = reinterpret_cast<struct varlena *>(
 		DatumGetPointer(detoasted_value(info, kOld, att, old_value)));
@@ -136,7 +146,12 @@ classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *ne
 		DatumGetPointer(detoasted_value(info, kNew, att, new_value)));
 	const Size len = VARSIZE_ANY_EXHDR(o);
 	if (len == VARSIZE_ANY_EXHDR(n) && memcmp(VARDATA_ANY(o), VARDATA_ANY(n), len) == 0)
+	{
+		*unequal_fetches = -1;
 		return core::ColumnChange::ImageEqual;
+	}
+	if (*unequal_fetches >= 0)
+		++*unequal_fetches;
 	return selftest_active() ? core::ColumnChange::ImageEqual : core::ColumnChange::Changed;
 }
 
@@ -620,6 +635,7 @@ learn_statement(RelationInfo *info, Relation rel)
 		const AttrNumber att = info->compared[i];
 		if (!known || bms_is_member(att - FirstLowInvalidHeapAttributeNumber, statement.targets))
 			info->statement_compared[info->nstatement_compared++] = att;
+		info->statement_unequal_fetches[att] = 0;
 	}
 	info->statement_result_rel = statement.result_rel;
 	info->statement = statement_serial();

@@ -356,6 +356,7 @@ make_update_state(RelationInfo *info)
 	info->reuse = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
 	info->statement = PG_UINT64_MAX;
 	info->statement_compared = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
+	info->statement_unequal_fetches = static_cast<int *>(palloc0(sizeof(int) * (natts + 1)));
 }
 
 RelationInfo *

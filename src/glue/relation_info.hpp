@@ -113,6 +113,9 @@ struct RelationInfo
 	int nstatement_compared;
 	AttrNumber *statement_compared; // [ncompared] the compared columns it may change
 	ResultRelInfo *statement_result_rel;
+	// Per compared column: how many of its values the statement had to fetch or decompress
+	// to compare, all found different; -1 once one was equal (hot_update.cpp, D8b).
+	int *statement_unequal_fetches; // [natts + 1]
 
 	core_bridge::CoreState *core;
 
