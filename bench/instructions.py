@@ -184,6 +184,10 @@ def main():
     ap.add_argument('--lib', help='measure a copy of this hotplus.so instead of the '
                     "installed one (the extension's functions are pointed at the copy)")
     ap.add_argument('--out', help='also write the markdown report here')
+    ap.add_argument('--w1-one-row', action='store_true',
+                    help='workload 1 as one-row UPDATEs (each its own transaction, prepared) '
+                    'instead of one UPDATE of every row: what a statement pays per row when it '
+                    'changes only one')
     ap.add_argument('--keep-profiles', metavar='DIR',
                     help='keep the callgrind profiles here, as CASE_AM.1/.2 and SIZE_VARIANT.1/.2 '
                     '(bench/profile_units.py)')
@@ -218,14 +222,20 @@ def main():
                   f'copy, sha256 {sha})',
                   f'- command: `{" ".join(sys.argv)}`', '']
         if cases:
+            if args.w1_one_row:
+                lines += ['Workload 1 as one-row UPDATEs (`WHERE id = $1`, prepared, one per transaction):', '']
             lines += ['| workload 1 case | SET | heap instr/row | hotheap instr/row | change |',
                       '|---|---|---|---|---|']
             for key, label, _, _, set_clause, _, _, target in cases:
                 cost = {}
                 for am in ('heap', 'hotheap'):
-                    cost[am] = per_unit(
-                        cluster, lambda scale, _n, am=am: [f'UPDATE {key}_{am}_{scale} SET {set_clause}'],
-                        args.w1_rows, keep=profile(f'{key}_{am}'))
+                    def statements(scale, n, am=am, key=key, set_clause=set_clause):
+                        t = f'{key}_{am}_{scale}'
+                        if not args.w1_one_row:
+                            return [f'UPDATE {t} SET {set_clause}']
+                        return ([f'PREPARE u(int) AS UPDATE {t} SET {set_clause} WHERE id = $1'] +
+                                [f'EXECUTE u({i})' for i in range(1, n + 1)])
+                    cost[am] = per_unit(cluster, statements, args.w1_rows, keep=profile(f'{key}_{am}'))
                 change = (cost['hotheap'] / cost['heap'] - 1) * 100
                 lines.append(f'| {label} | `{set_clause}` | {cost["heap"]:.0f} | '
                              f'{cost["hotheap"]:.0f} | {change:+.1f}% |')
