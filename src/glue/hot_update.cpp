@@ -641,10 +641,6 @@ learn_statement(RelationInfo *info, Relation rel)
 	info->statement = statement_serial();
 }
 
-} // namespace
-
-namespace {
-
 // The update hotplus checks, with the entry owned (in_use) and cleaned up however it ends.
 // Out of line: the unchecked updates do not pay for this frame (the PG_TRY's jump buffer).
 pg_noinline TM_Result

@@ -12,7 +12,7 @@ namespace hotplus {
 
 namespace {
 
-// statement_target_columns()'s answer for one relation.
+// What statement_relation() answers for one relation.
 struct RelationTargets
 {
 	Oid relid; // the hash key; InvalidOid: not computed
