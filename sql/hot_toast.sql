@@ -323,6 +323,37 @@ SELECT * FROM check_scans($$SELECT id FROM gu WHERE e = overlay(gval(7) placing 
 SELECT * FROM check_scans($$SELECT id FROM gu WHERE e = overlay(gval(70) placing 'y' from 2 for 1)$$);
 DROP TABLE gu;
 
+-- In-line uncompressed values are compared in place: a write-back of a short value is HOT,
+-- a change (longer, or of the same length) is not. Values an UPDATE stored while the
+-- column's storage was PLAIN have 4-byte headers; after SET STORAGE EXTENDED new versions get
+-- 1-byte headers: a write-back then differs in its stored bytes only, and is still
+-- image-equal (HOT; stock heap: not HOT). (hotplus compares no PLAIN column: nothing to gain.)
+CREATE TABLE sv (id int PRIMARY KEY, s text, n int) USING hotheap WITH (fillfactor = 50);
+INSERT INTO sv SELECT g, 'k' || g, 0 FROM generate_series(1, 6) g;
+CREATE INDEX sv_s ON sv (s);
+ALTER TABLE sv ALTER COLUMN s SET STORAGE PLAIN;
+UPDATE sv SET s = s || '' WHERE id >= 4;
+ALTER TABLE sv ALTER COLUMN s SET STORAGE EXTENDED;
+SELECT string_agg(pg_column_size(s)::text, ' ' ORDER BY id) AS stored_sizes FROM sv;
+BEGIN;
+CALL hot_start();
+UPDATE sv SET s = s || '' WHERE id = 1;
+UPDATE sv SET s = s || 'x' WHERE id = 2;
+UPDATE sv SET s = overlay(s placing 'z' from 1 for 1) WHERE id = 3;
+SELECT hot('sv', 1);
+COMMIT;
+BEGIN;
+CALL hot_start();
+UPDATE sv SET s = s || '', n = n + 1 WHERE id = 4;
+UPDATE sv SET s = overlay(s placing 'z' from 1 for 1) WHERE id = 5;
+SELECT hot('sv', 1);
+COMMIT;
+SELECT id, s, n, pg_column_size(s) AS stored_size FROM sv ORDER BY id;
+SELECT * FROM check_scans($$SELECT id FROM sv WHERE s = 'k4'$$);
+SELECT * FROM check_scans($$SELECT id FROM sv WHERE s IN ('k1', 'z5', 'z3', 'k2x')$$);
+SELECT check_btrees('sv');
+DROP TABLE sv;
+
 RESET default_toast_compression;
 DROP SCHEMA hot_toast CASCADE;
 -- the extension stays as this file found it
