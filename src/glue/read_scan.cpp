@@ -244,6 +244,31 @@ create_state(CustomScan *)
 	return reinterpret_cast<Node *>(state);
 }
 
+// Whether the executor's compilation of the node's expressions (for a virtual slot, PG15)
+// includes one it evaluates through a shortcut for one Var of a virtual slot (ExecJust*VarVirt,
+// ExecReadyInterpretedExpr: a single Var or an output list of one Var, which includes a
+// SubPlan's arguments and a hashed SubPlan's left-hand projection). Those assert
+// TTS_IS_VIRTUAL, so the node's rows (heap tuples, deformed as invariant 6 says) must not
+// reach them: the node compiles its own for the scan's slot type instead. (Release builds
+// read the same deformed values either way; assert-enabled ones stopped.)
+bool
+is_one_var_shortcut(ExprState *expr)
+{
+	if (expr == nullptr || expr->steps_len != 2)
+		return false;
+	const ExprEvalOp op = ExecEvalStepOp(expr, &expr->steps[0]);
+	return op == EEOP_SCAN_VAR || op == EEOP_ASSIGN_SCAN_VAR;
+}
+
+bool
+uses_virtual_slot_shortcuts(CustomScanState *node)
+{
+	if (node->ss.ps.subPlan != NIL)
+		return true;
+	return is_one_var_shortcut(node->ss.ps.qual) ||
+		   (node->ss.ps.ps_ProjInfo != nullptr && is_one_var_shortcut(&node->ss.ps.ps_ProjInfo->pi_state));
+}
+
 void
 begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -277,9 +302,19 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	state->deform_up_to = state->compiled_for_heap_rows || deformed == NIL
 							  ? 0
 							  : static_cast<AttrNumber>(llast_int(deformed));
+	// Invariant 6's exception: expressions the executor evaluates through its shortcuts for
+	// one Var of a virtual slot, which assert that the slot is virtual.
+	const bool compile_now = !state->compiled_for_heap_rows && uses_virtual_slot_shortcuts(node);
 	state->active = settings.read_path;
 	if (!state->active)
+	{
+		if (compile_now)
+		{
+			compile_expressions(state, estate);
+			state->deform_up_to = 0;
+		}
 		return;
+	}
 	List *detoast = static_cast<List *>(list_nth(plan->custom_private, kPrivateDetoast));
 	state->selective = intVal(list_nth(plan->custom_private, kPrivateSelective)) != 0 &&
 					   node->ss.ps.ps_ProjInfo != nullptr &&
@@ -301,7 +336,12 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	// The marked expressions wait for the first row that needs them: a scan whose values
 	// are all inline and uncompressed (a one-row UPDATE of a small document) never compiles
 	// them.
-	state->lazy = state->nshared > 0;
+	state->lazy = state->nshared > 0 && !compile_now;
+	if (compile_now)
+	{
+		compile_expressions(state, estate);
+		state->deform_up_to = 0;
+	}
 	if (state->nshared > 0 && node->ss.ps.ps_ProjInfo != nullptr)
 	{
 		TupleDesc out = node->ss.ps.ps_ResultTupleSlot->tts_tupleDescriptor;

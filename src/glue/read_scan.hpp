@@ -32,7 +32,11 @@
 //     drops the fetch step for virtual slots): until the marked ones replace them, each
 //     row is deformed up to the last column they read before they run. The planner lists
 //     every column they read (kPrivateDeformed; all of them for a whole-row reference, which
-//     deforms by itself anyway), so no value they read is left undeformed.
+//     deforms by itself anyway), so no value they read is left undeformed. Except where the
+//     executor evaluates one of them through its one-Var shortcut for virtual slots, which
+//     asserts the slot is virtual (a SubPlan's arguments, an output list of one column):
+//     then the node compiles its own for the scan's slot type at the start
+//     (uses_virtual_slot_shortcuts).
 #pragma once
 
 #include "glue/pg.hpp"
