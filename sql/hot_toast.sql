@@ -327,7 +327,7 @@ DROP TABLE gu;
 -- a change (longer, or of the same length) is not. Values an UPDATE stored while the
 -- column's storage was PLAIN have 4-byte headers; after SET STORAGE EXTENDED new versions get
 -- 1-byte headers: a write-back then differs in its stored bytes only, and is still
--- image-equal (HOT; stock heap: not HOT). (hotplus compares no PLAIN column: nothing to gain.)
+-- image-equal (HOT; stock heap: not HOT). (While s is PLAIN, the table offers hotplus nothing.)
 CREATE TABLE sv (id int PRIMARY KEY, s text, n int) USING hotheap WITH (fillfactor = 50);
 INSERT INTO sv SELECT g, 'k' || g, 0 FROM generate_series(1, 6) g;
 CREATE INDEX sv_s ON sv (s);

@@ -179,8 +179,8 @@ classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *ne
 
 // Whether heap_form_tuple() stores a reused old datum byte for byte, as "Same" promises. It
 // packs an in-line uncompressed value with a 4-byte header into a 1-byte one when it can (a
-// value stored while the column's storage was PLAIN, which hotplus does not compare): such a
-// value is not reused, and stays ImageEqual.
+// value stored while the column's storage was PLAIN): such a value is not reused, and stays
+// ImageEqual.
 bool
 reuse_keeps_stored_bytes(Datum old_value)
 {
