@@ -231,6 +231,9 @@ compile_expressions(ReadScanState *state, EState *estate)
 		estate->es_param_list_info = context.outer;
 	}
 	PG_END_TRY();
+	// Compiled for the scan's slot type, they deform what they read; nothing is left to compile.
+	state->deform_up_to = 0;
+	state->lazy = false;
 }
 
 Node *
@@ -309,10 +312,7 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	if (!state->active)
 	{
 		if (compile_now)
-		{
 			compile_expressions(state, estate);
-			state->deform_up_to = 0;
-		}
 		return;
 	}
 	List *detoast = static_cast<List *>(list_nth(plan->custom_private, kPrivateDetoast));
@@ -336,12 +336,9 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	// The marked expressions wait for the first row that needs them: a scan whose values
 	// are all inline and uncompressed (a one-row UPDATE of a small document) never compiles
 	// them.
-	state->lazy = state->nshared > 0 && !compile_now;
+	state->lazy = state->nshared > 0;
 	if (compile_now)
-	{
 		compile_expressions(state, estate);
-		state->deform_up_to = 0;
-	}
 	if (state->nshared > 0 && node->ss.ps.ps_ProjInfo != nullptr)
 	{
 		TupleDesc out = node->ss.ps.ps_ResultTupleSlot->tts_tupleDescriptor;
@@ -416,8 +413,6 @@ exec(CustomScanState *node)
 		if (state->lazy && needs_shared_copy(state, row))
 		{
 			compile_expressions(state, node->ss.ps.state);
-			state->lazy = false;
-			state->deform_up_to = 0; // compiled for the scan's slot type: they deform
 			qual = node->ss.ps.qual;
 			projection = node->ss.ps.ps_ProjInfo;
 		}
