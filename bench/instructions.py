@@ -188,6 +188,9 @@ def main():
                     help='workload 1 as one-row UPDATEs (each its own transaction, prepared) '
                     'instead of one UPDATE of every row: what a statement pays per row when it '
                     'changes only one')
+    ap.add_argument('--verify-sample-rate', type=float, default=1.0,
+                    help='hotplus.verify_sample_rate for the verify variant (a random draw '
+                    'per update: below 1 the count varies between runs)')
     ap.add_argument('--keep-profiles', metavar='DIR',
                     help='keep the callgrind profiles here, as CASE_AM.1/.2 and SIZE_VARIANT.1/.2 '
                     '(bench/profile_units.py)')
@@ -244,7 +247,8 @@ def main():
         for size in sizes:
             cost = {}
             for variant in DOC_VARIANTS:
-                settings = ('hotplus.verify=on',) if variant == 'verify' else ()
+                settings = (('hotplus.verify=on', f'hotplus.verify_sample_rate={args.verify_sample_rate}')
+                            if variant == 'verify' else ())
 
                 def statements(scale, n, variant=variant):
                     t = f'docs_{size}_{variant}_{scale}'

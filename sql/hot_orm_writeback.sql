@@ -160,6 +160,36 @@ COMMIT;
 RESET hotplus.reuse_toast;
 -- a value of the same size that is not the same: reusing the old datum would be wrong.
 UPDATE o SET body = repeat(md5('x'), 100) WHERE id = 6;
+-- hotplus.verify_sample_rate: the verifier checks that fraction of the updates it would
+-- check, drawn per update. The self-test's wrong decisions on the updates left out are
+-- written (a throwaway table): with 1 every update fails, with 0 none, with 0.5 some (all
+-- 200 or none: probability 2^-199).
+CREATE TABLE sampled (id int, d text) USING hotheap;
+CREATE INDEX sampled_d ON sampled ((d || 'x'));
+INSERT INTO sampled SELECT g, '0' FROM generate_series(1, 200) g;
+CREATE FUNCTION verify_failures(rate float8, n int) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  failures int := 0;
+BEGIN
+  PERFORM set_config('hotplus.verify_sample_rate', rate::text, true);
+  FOR i IN 1..n LOOP
+    BEGIN
+      UPDATE sampled SET d = i || '/' || rate WHERE id = i;
+    EXCEPTION WHEN internal_error THEN
+      IF SQLERRM NOT LIKE 'hotplus.verify: a HOT update of table "sampled" would leave index "sampled_d" wrong' THEN
+        RAISE;
+      END IF;
+      failures := failures + 1;
+    END;
+  END LOOP;
+  RETURN failures;
+END $$;
+SELECT verify_failures(1, 20) AS failed_of_20;
+SELECT verify_failures(0, 20) AS failed_of_20;
+SELECT verify_failures(0.5, 200) BETWEEN 1 AND 199 AS some_of_200_failed;
+SHOW hotplus.verify_sample_rate; -- each call set it for its own transaction only
+DROP TABLE sampled;
+DROP FUNCTION verify_failures;
 -- The self-test does nothing without the verifier: this update is not HOT.
 SET hotplus.verify = off;
 BEGIN;

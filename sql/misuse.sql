@@ -11,6 +11,8 @@ LOAD 'hotplus';
 SET hotplus.enabled = maybe;
 SET hotplus.check_expressions = 2;
 SET hotplus.reuse_toast = '';
+SET hotplus.verify_sample_rate = 1.5;
+SET hotplus.verify_sample_rate = -0.1;
 SET hotplus.no_such_setting = on;
 SHOW hotplus.max_tracked_tables;
 SELECT name, setting, context FROM pg_settings WHERE name LIKE 'hotplus.%' ORDER BY 1;

@@ -554,10 +554,12 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	}
 
 	// hotplus.verify compares reused datums with the values written, which final_form frees.
+	const bool verified = (reused_form != nullptr || (f->decided && f->decision.hot_allowed)) &&
+						  verifier_samples_update();
 	int nwritten = 0;
 	AttrNumber *written_atts = nullptr;
 	Datum *written = nullptr;
-	if (reused_form != nullptr && settings.verify)
+	if (reused_form != nullptr && verified)
 	{
 		written_atts = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * info->natts));
 		written = static_cast<Datum *>(palloc(sizeof(Datum) * info->natts));
@@ -585,7 +587,7 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	// void unless the entry still describes the relation (relation_info.hpp invariant 2).
 	if (!f->decided || !f->decision.hot_allowed || !relation_info_revalidate(info, a.rel))
 		return heap_decides(a);
-	if (settings.verify)
+	if (verified)
 		verify_indexes_unchanged(a.rel, a.otid, a.slot);
 
 	// The override needs the relcache's bitmaps computed (an invalidation clears them), and

@@ -46,12 +46,20 @@ define_settings()
 		"disagreement raises an ERROR naming the table and index, and nothing is written. "
 		"On by default in assert-enabled builds.",
 		&settings.verify, kVerifyByDefault, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+	DefineCustomRealVariable(
+		"hotplus.verify_sample_rate",
+		"Fraction of the updates hotplus.verify would check that it checks.",
+		"Drawn at random per update: 1 checks every one, 0 none. The verifier costs about "
+		"as much as evaluating every index expression on both row versions; a sample bounds "
+		"that cost while it keeps watching.",
+		&settings.verify_sample_rate, 1.0, 0.0, 1.0, PGC_SUSET, 0, nullptr, nullptr, nullptr);
 	DefineCustomBoolVariable(
 		"hotplus.verify_selftest",
 		"Tests hotplus.verify: decides wrongly on purpose while hotplus.verify is on.",
 		"Every checked update is let be HOT without deciding, and every varlena of the same "
 		"size is reused as if written back; the verifier must stop each wrong case. No "
-		"effect while hotplus.verify is off.",
+		"effect while hotplus.verify is off; updates hotplus.verify_sample_rate leaves "
+		"unchecked are written wrongly (throwaway tables only).",
 		&settings.verify_selftest, false, PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 		nullptr, nullptr, nullptr);
 	DefineCustomBoolVariable(

@@ -4,6 +4,7 @@
 #include "glue/guarded_build.hpp"
 #include "glue/jsonb_parts.hpp"
 #include "glue/page_tuple.hpp"
+#include "glue/settings.hpp"
 
 extern "C" {
 #include "access/detoast.h"
@@ -11,6 +12,7 @@ extern "C" {
 #include "access/htup_details.h"
 #include "access/sysattr.h"
 #include "catalog/index.h"
+#include "common/pg_prng.h"
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -403,6 +405,16 @@ verifier_init()
 	ctl.hcxt = CacheMemoryContext;
 	cache = hash_create("hotplus verifier", 16, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	add_relcache_callback(invalidate);
+}
+
+bool
+verifier_samples_update()
+{
+	if (!settings.verify || settings.verify_sample_rate <= 0.0)
+		return false;
+	// pg_prng_double() is in [0, 1): a rate of 1 always samples, as auto_explain's does.
+	return settings.verify_sample_rate >= 1.0 ||
+		   pg_prng_double(&pg_global_prng_state) < settings.verify_sample_rate;
 }
 
 void

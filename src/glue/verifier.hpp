@@ -42,6 +42,11 @@ namespace hotplus {
 // Registers the invalidation callback; call once from _PG_init.
 void verifier_init();
 
+// Whether this update is verified: hotplus.verify is on and the update is in the sample
+// hotplus.verify_sample_rate draws (one draw per update; ask once and keep the answer, so the
+// reused datums and the indexes of one update are checked together or not at all).
+bool verifier_samples_update();
+
 // ERROR unless the value of every column atts[i] in final_new (the version heap_update()
 // will store) is image-equal to written[i], the value the statement wrote there.
 void verify_reused_datums(Relation rel, TupleTableSlot *final_new, int n, const AttrNumber *atts,
