@@ -27,6 +27,7 @@
 
 #include <boost/container/small_vector.hpp>
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <type_traits>
@@ -132,6 +133,9 @@ class ColumnChanges
 			image_equal_ = change == ColumnChange::ImageEqual ? image_equal_ | bit : image_equal_ & ~bit;
 		}
 	}
+
+	// The Changed columns below ColumnSet::kMaskColumns, as a bit mask (bit c: column c).
+	std::uint64_t changed_mask() const noexcept { return changed_; }
 
 	// The strongest change among cols.
 	ColumnChange strongest(const ColumnList &cols) const noexcept;
@@ -385,6 +389,66 @@ blocked_without_evaluation(const std::vector<IndexShape> &indexes, const ColumnC
 	}
 	return false;
 }
+
+// blocked_without_evaluation() in a few instructions for its commonest "yes": a changed key
+// or INCLUDE column of an index without a predicate. Such an index's precheck is
+// ChangedStoredColumn whatever else changed, and no other precheck blocks; so the index
+// blocked_without_evaluation() stops at is the lowest such index over the changed columns.
+// Built once from the relation's shapes (the glue's entry); answers only when every index's
+// stored columns are below ColumnSet::kMaskColumns and within the change vector (else
+// false: ask blocked_without_evaluation()). Never allocates: fixed-size, trivially
+// destructible.
+class StoredColumnBlockers
+{
+  public:
+	StoredColumnBlockers() = default;
+	explicit StoredColumnBlockers(const std::vector<IndexShape> &indexes) noexcept
+	{
+		usable_ = true;
+		for (int i = static_cast<int>(indexes.size()) - 1; i >= 0; i--) // lowest index wins
+		{
+			const IndexShape &index = indexes[i];
+			if (!index.stored_columns.in_mask())
+			{
+				usable_ = false;
+				return;
+			}
+			max_column_ = std::max(max_column_, index.stored_columns.max());
+			if (index.summarizing || index.has_predicate)
+				continue;
+			for (ColumnNumber col : index.stored_columns)
+			{
+				mask_ |= std::uint64_t{1} << col;
+				first_blocker_[col] = static_cast<std::int16_t>(i);
+			}
+		}
+	}
+
+	// True (and *decision: not HOT, the blocking index, ChangedStoredColumn) when some
+	// index blocks HOT by a changed stored column: then blocked_without_evaluation() would
+	// return true with the same decision. False: not known here.
+	bool blocked(const ColumnChanges &changes, UpdateDecision *decision) const noexcept
+	{
+		if (!usable_ || max_column_ > changes.natts())
+			return false;
+		std::uint64_t hit = changes.changed_mask() & mask_;
+		if (hit == 0)
+			return false;
+		int first = first_blocker_[__builtin_ctzll(hit)];
+		for (hit &= hit - 1; hit != 0; hit &= hit - 1)
+			first = std::min(first, static_cast<int>(first_blocker_[__builtin_ctzll(hit)]));
+		*decision = UpdateDecision{};
+		block(decision, first, IndexVerdict::ChangedStoredColumn);
+		return true;
+	}
+
+  private:
+	bool usable_ = false;
+	ColumnNumber max_column_ = 0;
+	std::uint64_t mask_ = 0; // the stored columns of indexes without a predicate
+	std::array<std::int16_t, ColumnSet::kMaskColumns> first_blocker_{};
+};
+static_assert(std::is_trivially_destructible_v<StoredColumnBlockers>);
 
 // Decides cheapest first: every index that a stored column decides without evaluation,
 // before any predicate or expression is evaluated; then the others in order, stopping at

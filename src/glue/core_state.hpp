@@ -13,6 +13,7 @@ namespace hotplus::core_bridge {
 struct CoreState
 {
 	std::vector<core::IndexShape> indexes;
+	core::StoredColumnBlockers blockers; // of indexes, made when they are complete
 	core::ColumnChanges changes;
 };
 

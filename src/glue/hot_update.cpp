@@ -531,8 +531,9 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	const bool needs_decision = f->index_input_differs || info->stock_blocks_more;
 	core::Prechecks prechecks; // trivially destructible: this frame may be unwound
 	const bool prechecked = needs_decision && !selftest_active();
-	if (prechecked && core::blocked_without_evaluation(info->core->indexes, info->core->changes, &f->decision,
-													   &prechecks))
+	if (prechecked && (info->core->blockers.blocked(info->core->changes, &f->decision) ||
+					   core::blocked_without_evaluation(info->core->indexes, info->core->changes,
+														&f->decision, &prechecks)))
 		f->decided = true;
 	else if (needs_decision)
 	{

@@ -286,6 +286,8 @@ build_shapes(RelationInfo *info, const IndexFacts *facts, const int *flags)
 			core_ok = false;
 		}
 	}
+	if (core_ok)
+		info->core->blockers = core::StoredColumnBlockers(info->core->indexes);
 	return core_ok;
 }
 
