@@ -55,6 +55,13 @@ BENCH_COMMIT=$(git rev-parse --short HEAD)
 BENCH_DIRTY=$(git status --porcelain --untracked-files=all -- src Makefile hotplus--1.0.sql hotplus.control | tr '\n' ';')
 export BENCH_COMMIT BENCH_DIRTY
 
+# nice -10 (bench.py) gives the cluster priority over other work only across sessions when the
+# kernel's autogroup scheduling is off (bench/README.md "Method").
+if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ]; then
+	echo "bench: warning: kernel autogroup scheduling is on: work started from other sessions shares the CPUs" \
+		"equally whatever its nice value (echo 0 > /proc/sys/kernel/sched_autogroup_enabled turns it off)" >&2
+fi
+
 # Debian's python3 (the one python3-psycopg2 and python3-matplotlib are installed for), not
 # whatever python3 comes first in PATH, unless PYTHON says otherwise.
 PYTHON=${PYTHON:-/usr/bin/python3}
