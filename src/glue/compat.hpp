@@ -20,6 +20,7 @@ extern "C" {
 #include "executor/executor.h"
 #include "nodes/bitmapset.h"
 #include "portability/instr_time.h"
+#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -237,5 +238,17 @@ compat_set_custom_scan_slot_ops(CustomScanState *node, const TupleTableSlotOps *
 	(void) node;
 	(void) ops;
 	return false;
+#endif
+}
+
+// --- The backend's local transaction id -------------------------------------------------------
+// PG17 ("Combine backend ID and ProcNumber") moved PGPROC.lxid into PGPROC.vxid.
+inline LocalTransactionId
+compat_local_transaction_id()
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProc->vxid.lxid;
+#else
+	return MyProc->lxid;
 #endif
 }

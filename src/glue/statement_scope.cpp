@@ -174,6 +174,15 @@ targets_for(Relation rel)
 
 uint64 current_statement_serial = 0;
 
+uint64
+transaction_scope_serial()
+{
+	// Local transaction ids wrap after 2^32 transactions; a fact learned that long ago under
+	// the same id is the same fact (outside a statement nothing about the statement is known:
+	// no target columns, no result relation), and D8b's counters only steer what is compared.
+	return (uint64{1} << 63) | compat_local_transaction_id();
+}
+
 void
 statement_scope_init()
 {

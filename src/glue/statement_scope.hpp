@@ -4,9 +4,15 @@
 // frame for their statement and pop it on every exit, so the innermost frame is the
 // statement whose plan is calling the table AM. Nested statements (triggers, functions,
 // SPI) push their own frames; a cursor's statement is only "running" inside its FETCH.
-// Updates that come from no executor (the logical replication apply worker) see no frame.
+// Updates that come from no executor (the logical replication apply worker, an extension's
+// simple_table_tuple_update()) see no frame: for them the running transaction is the scope
+// of what is "once per statement" (statement_serial()).
 //
-// Invariant: the frame stack only ever holds frames of live C stack frames (PG_FINALLY pops).
+// Invariants:
+//  1. The frame stack only ever holds frames of live C stack frames (PG_FINALLY pops).
+//  2. statement_serial() changes whenever the innermost statement does, and, outside every
+//     statement, whenever the transaction does: a fact cached with one serial is never read
+//     in another statement or another executor-less transaction.
 #pragma once
 
 #include "glue/pg.hpp"
@@ -25,14 +31,26 @@ namespace hotplus {
 // Chains the executor hooks; call once from _PG_init.
 void statement_scope_init();
 
-// A number for the innermost running statement, 0 outside any. Each statement run gets its
-// own, never reused in the backend, so a value cached with it is the running statement's as
-// long as statement_serial() still returns it (nested statements have their own).
+// The innermost running statement's number, 0 outside any. Each statement run gets its own,
+// never reused in the backend (nested statements have their own).
 extern uint64 current_statement_serial;
+
+// Outside every statement: the running transaction's number (its local transaction id with
+// the top bit set, so it never equals a statement's).
+uint64 transaction_scope_serial();
+
+// The scope of the facts the update path learns "once per statement" (statement_relation(),
+// D8b's counters): the innermost running statement, or, for updates from no statement, the
+// running transaction. The apply worker applies each remote transaction in one local
+// transaction (worker.c: begin_replication_step() starts it at the first change, the remote
+// COMMIT ends it), so a replicated bulk UPDATE is one scope, as it was on the publisher,
+// and the next transaction starts afresh; per change it would be a scope per row, in which
+// D8b never stops a bulk rewrite's fetches. A value cached with a serial is the scope's as
+// long as statement_serial() still returns it.
 inline uint64
 statement_serial()
 {
-	return current_statement_serial;
+	return current_statement_serial != 0 ? current_statement_serial : transaction_scope_serial();
 }
 
 // What the innermost running statement does to one relation, computed once per statement
