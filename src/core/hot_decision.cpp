@@ -16,6 +16,11 @@ ColumnChanges::strongest(const ColumnList &cols) const noexcept
 Precheck
 precheck_index(const IndexShape &index, const ColumnChanges &changes, IndexVerdict *verdict)
 {
+	if (index.reads_whole_row)
+	{
+		*verdict = IndexVerdict::ChangedWholeRow;
+		return Precheck::Decided;
+	}
 	ColumnChange stored, any;
 	changes.strongest(index.stored_columns, index.expression_inputs, index.predicate_inputs, &stored, &any);
 	if (any == ColumnChange::Same)

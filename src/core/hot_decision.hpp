@@ -11,7 +11,10 @@
 //   (c) its predicate (if any) is true for both rows and every stored key/INCLUDE column and
 //       every expression value is image-equal (same bytes after detoasting, in the value's
 //       own type) between the old and the new row.
-// Otherwise it CHANGES. The update may be HOT iff no index that blocks HOT changes
+// Otherwise it CHANGES. An index whose expressions or predicate read the whole row CHANGES
+// with every update, as heap counts it: the whole-row value depends on the row type, which
+// ADD/DROP COLUMN change without re-indexing, so equal values today do not mean the key the
+// index stores is today's. The update may be HOT iff no index that blocks HOT changes
 // (summarizing indexes, PG16+, never block HOT; they only need an entry for the new row).
 //
 // Probe calls may raise a PostgreSQL ERROR (longjmp). So nothing in this file that calls a
@@ -188,6 +191,9 @@ struct IndexShape
 	bool has_expressions = false;
 	bool has_predicate = false;
 	bool summarizing = false; // never blocks HOT (PG16+ BRIN); false on PG15
+	// An expression or the predicate reads the whole row: changed by every update, never
+	// evaluated (heap's HeapDetermineColumnsInfo counts attribute 0 as modified).
+	bool reads_whole_row = false;
 	// false: never evaluate this index's predicate or expressions; decide from the inputs
 	// alone (an index that CREATE INDEX CONCURRENTLY has not made ready: heap never
 	// evaluates it, and its expression may fail on rows it was never built for).
@@ -213,6 +219,7 @@ enum class IndexVerdict : std::uint8_t
 	ChangedStoredColumn,	   // a stored key/INCLUDE column changed
 	ChangedPredicateFlip,	   // predicate true on one side only
 	ChangedExpressionValue,	   // an expression value changed
+	ChangedWholeRow,		   // it reads the whole row: changed by every update
 	Declined,				   // evaluation switched off or not allowed for this
 							   // index: counted as changed
 };
@@ -392,8 +399,9 @@ blocked_without_evaluation(const std::vector<IndexShape> &indexes, const ColumnC
 
 // blocked_without_evaluation() in a few instructions for its commonest "yes": a changed key
 // or INCLUDE column of an index without a predicate. Such an index's precheck is
-// ChangedStoredColumn whatever else changed, and no other precheck blocks; so the index
-// blocked_without_evaluation() stops at is the lowest such index over the changed columns.
+// ChangedStoredColumn whatever else changed, an index that reads the whole row is
+// ChangedWholeRow on every update, and no other precheck blocks; so the index
+// blocked_without_evaluation() stops at is the lowest of those.
 // Built once from the relation's shapes (the glue's entry); answers only when every index's
 // stored columns are below ColumnSet::kMaskColumns and within the change vector (else
 // false: ask blocked_without_evaluation()). Never allocates: fixed-size, trivially
@@ -414,7 +422,14 @@ class StoredColumnBlockers
 				return;
 			}
 			max_column_ = std::max(max_column_, index.stored_columns.max());
-			if (index.summarizing || index.has_predicate)
+			if (index.summarizing)
+				continue;
+			if (index.reads_whole_row)
+			{
+				whole_row_blocker_ = i;
+				continue;
+			}
+			if (index.has_predicate)
 				continue;
 			for (ColumnNumber col : index.stored_columns)
 			{
@@ -432,18 +447,23 @@ class StoredColumnBlockers
 		if (!usable_ || max_column_ > changes.natts())
 			return false;
 		std::uint64_t hit = changes.changed_mask() & mask_;
-		if (hit == 0)
+		if (hit == 0 && whole_row_blocker_ < 0)
 			return false;
-		int first = first_blocker_[__builtin_ctzll(hit)];
-		for (hit &= hit - 1; hit != 0; hit &= hit - 1)
+		int first = kNone;
+		for (; hit != 0; hit &= hit - 1)
 			first = std::min(first, static_cast<int>(first_blocker_[__builtin_ctzll(hit)]));
 		*decision = UpdateDecision{};
-		block(decision, first, IndexVerdict::ChangedStoredColumn);
+		if (whole_row_blocker_ >= 0 && whole_row_blocker_ < first)
+			block(decision, whole_row_blocker_, IndexVerdict::ChangedWholeRow);
+		else
+			block(decision, first, IndexVerdict::ChangedStoredColumn);
 		return true;
 	}
 
   private:
+	static constexpr int kNone = 1 << 30;
 	bool usable_ = false;
+	int whole_row_blocker_ = -1; // the lowest index that reads the whole row
 	ColumnNumber max_column_ = 0;
 	std::uint64_t mask_ = 0; // the stored columns of indexes without a predicate
 	std::array<std::int16_t, ColumnSet::kMaskColumns> first_blocker_{};

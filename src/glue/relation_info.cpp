@@ -60,6 +60,7 @@ invalidate(Datum, Oid relid)
 constexpr int kHasExpressions = 1;
 constexpr int kHasPredicate = 2;
 constexpr int kNotReady = 4;
+constexpr int kReadsWholeRow = 8; // an expression or the predicate reads the whole row
 
 // Plain C data gathered from the catalogs for one index; the C++ shape is made from it
 // afterwards, in a frame where no PostgreSQL call can longjmp.
@@ -135,6 +136,7 @@ build_core(RelationInfo *info, const IndexFacts *facts, const int *index_flags)
 			shape.has_expressions = index_flags[i] & kHasExpressions;
 			shape.has_predicate = index_flags[i] & kHasPredicate;
 			shape.evaluable = !(index_flags[i] & kNotReady);
+			shape.reads_whole_row = index_flags[i] & kReadsWholeRow;
 			state->indexes.push_back(std::move(shape));
 		}
 		info->core = state;
@@ -234,8 +236,15 @@ gather_index_facts(Relation rel, RelationInfo *info, IndexFacts **facts_out, int
 					   &f->expression_parts, &info->parts);
 		collect_inputs(reinterpret_cast<Node *>(ii->ii_Predicate), &f->predicate_inputs,
 					   &f->predicate_parts, &info->parts);
+		// The planner-prepared expressions, as FormIndexDatum evaluates them: a whole-row
+		// reference that inlining removed (a SQL function reading one field of its row
+		// argument) does not make the key depend on the row type (D12).
+		constexpr int kWholeRow = 0 - FirstLowInvalidHeapAttributeNumber;
+		const bool whole_row =
+			bms_is_member(kWholeRow, f->expression_inputs) || bms_is_member(kWholeRow, f->predicate_inputs);
 		flags[i] = (ii->ii_Expressions != NIL ? kHasExpressions : 0) |
-				   (ii->ii_Predicate != NIL ? kHasPredicate : 0) | (ready ? 0 : kNotReady);
+				   (ii->ii_Predicate != NIL ? kHasPredicate : 0) | (ready ? 0 : kNotReady) |
+				   (whole_row ? kReadsWholeRow : 0);
 		info->any_evaluation |= (flags[i] & (kHasExpressions | kHasPredicate)) != 0;
 
 		index_close(index, AccessShareLock);

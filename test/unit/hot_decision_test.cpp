@@ -76,6 +76,8 @@ consistent(const IndexShape &index, const ColumnChanges &changes, const Evaluati
 bool
 model_changes_index(const IndexShape &index, const ColumnChanges &changes, const EvaluationFacts &f)
 {
+	if (index.reads_whole_row)
+		return true;
 	if (index.has_predicate && !f.predicate_old && !f.predicate_new)
 		return false;
 	if (index.has_predicate && f.predicate_old != f.predicate_new)
@@ -92,7 +94,7 @@ bool
 model_decision_changes_index(const IndexShape &index, const ColumnChanges &changes,
 							 const EvaluationFacts &f)
 {
-	if (index.evaluable)
+	if (index.evaluable || index.reads_whole_row)
 		return model_changes_index(index, changes, f);
 	for (auto *cols : {&index.stored_columns, &index.expression_inputs, &index.predicate_inputs})
 		if (strongest(changes, *cols) == ColumnChange::Changed)
@@ -109,11 +111,16 @@ every_index_shape(int first = 1)
 	std::vector<IndexShape> shapes;
 	// Per column: member of stored / expression inputs / predicate inputs (3 bits).
 	for (int membership = 0; membership < (1 << (3 * kColumns)); membership++)
-		for (int flags = 0; flags < 4; flags++)
+		for (int flags = 0; flags < 8; flags++)
 		{
 			IndexShape s;
 			s.has_expressions = flags & 1;
 			s.has_predicate = flags & 2;
+			// A whole-row reference is in an expression or the predicate, and reads every
+			// column (the glue lists them all as inputs).
+			s.reads_whole_row = flags & 4;
+			if (s.reads_whole_row && ((!s.has_expressions && !s.has_predicate) || membership != (1 << (3 * kColumns)) - 1))
+				continue;
 			for (int k = 0; k < kColumns; k++)
 			{
 				const auto col = static_cast<ColumnNumber>(first + k);
@@ -271,8 +278,9 @@ TEST_CASE("an index that may not be evaluated is decided from its inputs alone, 
 				REQUIRE(probe.calls[0].empty());
 				if (!verdict_changes_index(v))
 					REQUIRE_FALSE(model_changes_index(shape, changes, f));
-				// Unchanged exactly when no input truly changed.
+				// Unchanged exactly when no input truly changed (and the whole row is not read).
 				const bool any_changed =
+					shape.reads_whole_row ||
 					std::max({strongest(changes, shape.stored_columns),
 							  strongest(changes, shape.expression_inputs),
 							  strongest(changes, shape.predicate_inputs)}) == ColumnChange::Changed;
@@ -349,6 +357,7 @@ TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random inde
 				for (auto *l : {&indexes[i].stored_columns, &indexes[i].expression_inputs,
 								&indexes[i].predicate_inputs})
 					model_stock_hot &= strongest(changes, *l) == ColumnChange::Same;
+				model_stock_hot &= !indexes[i].reads_whole_row; // heap: attribute 0 is modified
 			}
 		}
 
@@ -432,6 +441,37 @@ TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random inde
 		for (int i = 0; i < n; i++)
 			if (!indexes[i].evaluable)
 				REQUIRE(probe.calls[i].empty());
+	}
+}
+
+TEST_CASE("an index that reads the whole row changes with every update, without evaluation")
+{
+	// ALTER TABLE ... ADD COLUMN changes the whole-row value of a stored row without
+	// re-indexing it: only a new entry at each update (heap's behaviour) keeps the key current.
+	IndexShape whole;
+	whole.has_expressions = true;
+	whole.reads_whole_row = true;
+	whole.expression_inputs = {1, 2, 3};
+	IndexShape plain;
+	plain.stored_columns = {2};
+	for (int code = 0; code < 27; code++)
+	{
+		ColumnChanges c(kColumns);
+		for (int k = 0, rest = code; k < kColumns; k++, rest /= 3)
+			c.set(static_cast<ColumnNumber>(k + 1), static_cast<ColumnChange>(rest % 3));
+		RecordingProbe probe({EvaluationFacts{}, EvaluationFacts{}});
+		CHECK(decide_index(0, whole, c, DecisionOptions{}, probe) == IndexVerdict::ChangedWholeRow);
+		const std::vector<IndexShape> indexes{plain, whole};
+		UpdateDecision d = decide_update(indexes, c, DecisionOptions{}, probe);
+		CHECK_FALSE(d.hot_allowed);
+		// The lowest blocking index: the plain one when its key changed.
+		CHECK(d.blocking_index == (c.get(2) == ColumnChange::Changed ? 0 : 1));
+		UpdateDecision fast;
+		CHECK(StoredColumnBlockers(indexes).blocked(c, &fast));
+		CHECK(fast.blocking_index == d.blocking_index);
+		CHECK(fast.blocking_verdict == d.blocking_verdict);
+		CHECK(probe.calls[0].empty());
+		CHECK(probe.calls[1].empty());
 	}
 }
 
@@ -532,6 +572,7 @@ TEST_CASE("StoredColumnBlockers agrees with blocked_without_evaluation on wide t
 			index.has_expressions = !index.expression_inputs.empty();
 			index.has_predicate = !index.predicate_inputs.empty() || random() % 8 == 0;
 			index.summarizing = random() % 6 == 0;
+			index.reads_whole_row = (index.has_expressions || index.has_predicate) && random() % 10 == 0;
 			all_in_reach &= index.stored_columns.in_mask() && index.stored_columns.max() <= natts;
 		}
 
