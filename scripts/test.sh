@@ -8,6 +8,8 @@
 #   differential  randomized hotheap-vs-heap differential test, fixed seeds
 #   read-differential  randomized read path test: random schemas and queries, identical
 #                 results with hotplus.read_path on and off (test/differential/readtest.py)
+#   function-results  every built-in function's varlena result leaves the read path as
+#                 heap's datum (test/differential/function_results.py)
 #   tap           TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
 #   citus         Citus built into the target's server (scripts/build-citus.sh, once), then
 #                 t/citus/*.pl: a coordinator and two workers with distributed hotheap tables
@@ -27,7 +29,7 @@
 #   bash scripts/test.sh 15 17 18 ...     # any of 15 (Debian's), 15-cassert, 17, 18, 18-cassert
 #
 # A target followed by ":core" runs only build, regress, isolation, differential,
-# read-differential and server-log. 15-cassert:core is in the default list because
+# read-differential, function-results and server-log. 15-cassert:core is in the default list because
 # PostgreSQL 15 has code of its own (the read path evaluates the executor's expressions,
 # compiled for a virtual slot, on heap rows) that only an assert-enabled 15 checks: it
 # stopped on TTS_IS_VIRTUAL there once, where release builds and 18-cassert passed.
@@ -219,7 +221,7 @@ run_target() { # target[:core]
 	cluster differential "$PYTHON" test/differential/difftest.py --seeds "${HOTPLUS_DIFF_SEEDS:-1-40}" \
 		>"$log_dir/differential.log" 2>&1
 	grep -E 'FAILED|^    ' "$log_dir/differential.log" | head -60 || true
-	local p f
+	local p f line
 	p=$(grep -c ' ok (' "$log_dir/differential.log")
 	f=$(grep -c ' FAILED ' "$log_dir/differential.log")
 	if ! grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$log_dir/differential.log"; then
@@ -239,6 +241,19 @@ run_target() { # target[:core]
 		f=$((f + 1))
 	fi
 	record read-differential "$p" "$f"
+
+	# The read path hands up heap's datums: every built-in function whose result is a varlena,
+	# on compressed, out-of-line and short values, read path on and off.
+	cluster function-results "$PYTHON" test/differential/function_results.py >"$log_dir/function-results.log" 2>&1
+	grep -E '^    ' "$log_dir/function-results.log" | head -40 || true
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log_dir/function-results.log")
+	if [ -n "$line" ]; then
+		set -- $line
+		record function-results "$1" "$3"
+	else
+		tail -20 "$log_dir/function-results.log"
+		record function-results 0 1
+	fi
 
 	if ((core)); then
 		core_done

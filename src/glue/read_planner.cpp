@@ -10,6 +10,7 @@
 
 extern "C" {
 #include "access/relation.h"
+#include "catalog/pg_type_d.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -66,9 +67,12 @@ walk_uses(Node *node, UseWalk *walk)
 		walk->counting = true;
 		return stop;
 	}
-	List *arguments = walk->counting ? detoasting_arguments(node) : NIL;
+	int first = 0;
+	List *arguments = walk->counting ? detoasting_arguments(node, &first) : NIL;
 	for (ListCell *cell = list_head(arguments); cell != nullptr; cell = lnext(arguments, cell))
 	{
+		if (list_cell_number(arguments, cell) < first)
+			continue;
 		Var *var = scanned_column(static_cast<Node *>(lfirst(cell)), walk->scanrelid);
 		if (var != nullptr && var->varattno <= walk->natts)
 			walk->detoasting[var->varattno - 1]++;
@@ -87,8 +91,10 @@ int_list(const core::ColumnList &columns)
 
 // The scan's output list when it returns whole rows: Vars of every column in order, which
 // the executor recognizes as "no projection" (tlist_matches_tupdesc) unless the table has
-// dropped columns or columns with missing values; then an empty list (cheapest projection;
-// HotheapRead reads the scan's row from its expression context).
+// dropped columns or columns with missing values. Then one NULL constant, the cheapest
+// projection: HotheapRead reads the scan's row from its expression context. Never empty: a
+// Bitmap Heap Scan with neither quals nor output is the shape older minors of 15-17 let skip
+// the heap fetch for all-visible pages (can_skip_fetch), returning all-NULL rows.
 List *
 whole_row_output(Relation rel, Index scanrelid)
 {
@@ -98,7 +104,10 @@ whole_row_output(Relation rel, Index scanrelid)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 		if (att->attisdropped || att->atthasmissing)
-			return NIL;
+		{
+			Const *placeholder = makeNullConst(INT4OID, -1, InvalidOid);
+			return list_make1(makeTargetEntry(reinterpret_cast<Expr *>(placeholder), 1, nullptr, false));
+		}
 		Var *var = makeVar(scanrelid, static_cast<AttrNumber>(i + 1), att->atttypid, att->atttypmod,
 						   att->attcollation, 0);
 		tlist = lappend(tlist, makeTargetEntry(reinterpret_cast<Expr *>(var), static_cast<AttrNumber>(i + 1),

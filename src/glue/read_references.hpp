@@ -9,6 +9,11 @@
 // stored datum is used as it is. And no reference anywhere below a call of such a function
 // or inside a subplan's arguments qualifies: a built-in function may return its argument
 // (NULLIF, a length coercion to varchar(n)), which would carry the copy into it.
+// Nor does an argument a function may return as it received it, without detoasting it
+// (NULLIF's first, every argument of array_larger and the others listed in
+// read_references.cpp): served from a copy, the function would return the copy where heap's
+// returns the stored datum (another pg_column_size(), another compression in a table it is
+// inserted into).
 //
 // The planner counts qualifying references with these functions and the executor replaces
 // the same references, so both must see the same expression trees.
@@ -23,8 +28,10 @@ extern "C" {
 
 namespace hotplus {
 
-// The arguments of `node` that are passed to a built-in function that detoasts them, or NIL.
-List *detoasting_arguments(Node *node);
+// The argument list of `node` if it is a call of a built-in function that detoasts its
+// arguments, else NIL; only the arguments from position *first on qualify (the others may be
+// returned as they were passed).
+List *detoasting_arguments(Node *node, int *first);
 
 // Whether nothing below `node` may be served from a shared copy (see above).
 bool hides_storage(Node *node);

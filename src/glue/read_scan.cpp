@@ -50,8 +50,6 @@ struct ReadScanState
 	SharedColumn *shared;
 	uint64 row;
 	MemoryContext row_memory;  // detoasted copies of the current row
-	int nbyref_outputs;
-	int *byref_outputs;		   // output columns that may carry a copy
 	bool executed;
 	int64 rows_returned;
 	bool compiled_for_heap_rows; // ExecInitCustomScan compiled the expressions for heap slots
@@ -93,14 +91,21 @@ mark_shared_references(Node *node, MarkContext *context)
 		return nullptr;
 	if (hides_storage(node))
 		return static_cast<Node *>(copyObjectImpl(node));
-	List *arguments = detoasting_arguments(node);
+	int first = 0;
+	List *arguments = detoasting_arguments(node, &first);
 	if (arguments != NIL)
 	{
-		// Copy the call, then replace its qualifying arguments (under any relabeling).
+		// Copy the call, then replace its qualifying arguments (under any relabeling); the
+		// others are walked as any expression.
 		Node *copy = static_cast<Node *>(copyObjectImpl(node));
-		List *copied = detoasting_arguments(copy);
+		List *copied = detoasting_arguments(copy, &first);
 		for (ListCell *cell = list_head(copied); cell != nullptr; cell = lnext(copied, cell))
 		{
+			if (list_cell_number(copied, cell) < first)
+			{
+				lfirst(cell) = mark_shared_references(static_cast<Node *>(lfirst(cell)), context);
+				continue;
+			}
 			Node **slot = reinterpret_cast<Node **>(&lfirst(cell));
 			while (*slot != nullptr && IsA(*slot, RelabelType))
 				slot = reinterpret_cast<Node **>(&reinterpret_cast<RelabelType *>(*slot)->arg);
@@ -113,6 +118,16 @@ mark_shared_references(Node *node, MarkContext *context)
 		return copy;
 	}
 	return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(mark_shared_references)), context);
+}
+
+// Whether a stored datum is compressed or out of line: only those are shared as a copy. A
+// short (1-byte header) value is handed to the functions as stored, as heap hands it:
+// one that returns its packed argument then returns the stored datum, as on heap.
+bool
+needs_detoasting(Datum stored)
+{
+	auto *value = reinterpret_cast<struct varlena *>(DatumGetPointer(stored));
+	return VARATT_IS_EXTERNAL(value) || VARATT_IS_COMPRESSED(value);
 }
 
 // EEOP_PARAM_CALLBACK step of a marker: the row's shared copy, made on first use.
@@ -137,7 +152,7 @@ read_shared_column(ExprState *, ExprEvalStep *op, ExprContext *econtext)
 		column->row = state->row;
 		column->stored = stored;
 		column->copy = stored;
-		if (VARATT_IS_EXTENDED(DatumGetPointer(stored)))
+		if (needs_detoasting(stored))
 		{
 			if (state->row_memory == nullptr)
 				state->row_memory = AllocSetContextCreate(state->css.ss.ps.state->es_query_cxt, "HotheapRead row",
@@ -339,14 +354,6 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	state->lazy = state->nshared > 0;
 	if (compile_now)
 		compile_expressions(state, estate);
-	if (state->nshared > 0 && node->ss.ps.ps_ProjInfo != nullptr)
-	{
-		TupleDesc out = node->ss.ps.ps_ResultTupleSlot->tts_tupleDescriptor;
-		state->byref_outputs = static_cast<int *>(palloc(sizeof(int) * Max(out->natts, 1)));
-		for (int i = 0; i < out->natts; ++i)
-			if (!TupleDescAttr(out, i)->attbyval)
-				state->byref_outputs[state->nbyref_outputs++] = i;
-	}
 }
 
 // Whether a shared column of the row is compressed or out of line (would be detoasted).
@@ -358,28 +365,10 @@ needs_shared_copy(ReadScanState *state, TupleTableSlot *row)
 		const int index = state->shared[c].attno - 1;
 		if (row->tts_nvalid <= index)
 			slot_getsomeattrs(row, index + 1);
-		if (!row->tts_isnull[index] && VARATT_IS_EXTENDED(DatumGetPointer(row->tts_values[index])))
+		if (!row->tts_isnull[index] && needs_detoasting(row->tts_values[index]))
 			return true;
 	}
 	return false;
-}
-
-// Invariant 3: an output column that is a shared copy becomes the stored datum again.
-void
-restore_stored_datums(ReadScanState *state, TupleTableSlot *result)
-{
-	for (int k = 0; k < state->nbyref_outputs; ++k)
-	{
-		const int i = state->byref_outputs[k];
-		if (result->tts_isnull[i])
-			continue;
-		for (int c = 0; c < state->nshared; ++c)
-		{
-			const SharedColumn &column = state->shared[c];
-			if (column.row == state->row && column.copy != column.stored && result->tts_values[i] == column.copy)
-				result->tts_values[i] = column.stored;
-		}
-	}
 }
 
 TupleTableSlot *
@@ -401,11 +390,11 @@ exec(CustomScanState *node)
 		TupleTableSlot *returned = ExecProcNode(state->scan);
 		if (TupIsNull(returned))
 			return projection != nullptr ? ExecClearTuple(projection->pi_state.resultslot) : returned;
-		// The scan projects nothing when its output list does not match the table (dropped
-		// columns, columns with missing values): its row is then the one it evaluated.
-		TupleTableSlot *row = returned->tts_tupleDescriptor->natts == 0
-								  ? state->scan->ps_ExprContext->ecxt_scantuple
-								  : returned;
+		// Where the table's rows cannot be returned as they are (dropped columns, columns with
+		// missing values), the scan projects a placeholder (whole_row_output()): its row is
+		// then the one it evaluated.
+		TupleTableSlot *row = state->scan->ps_ProjInfo != nullptr ? state->scan->ps_ExprContext->ecxt_scantuple
+																  : returned;
 		if (state->selective && row == state->scan_slot && row->tts_nvalid == 0)
 			selective_deform(&state->deform, row);
 		// Invariant 5: the marked expressions from the first row that needs them on, at a
@@ -426,10 +415,7 @@ exec(CustomScanState *node)
 			++state->rows_returned;
 			if (projection == nullptr)
 				return row;
-			TupleTableSlot *result = ExecProject(projection);
-			if (state->nbyref_outputs > 0)
-				restore_stored_datums(state, result);
-			return result;
+			return ExecProject(projection);
 		}
 		InstrCountFiltered1(node, 1);
 	}

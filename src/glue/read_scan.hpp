@@ -14,11 +14,16 @@
 //  2. Selective deformation is used only on the scan's own slot, freshly stored
 //     (tts_nvalid == 0), and only when the node projects: then the slot is read by nothing
 //     but the node's filter and output list, whose columns are the deformed set.
-//  3. A detoasted copy lives in memory reset when the next row is fetched, at rescan and at
-//     the end: as long as the row's slot itself. It never leaves the node as a whole
-//     column value: an output column that is the copy itself (a function that returned its
-//     argument) is replaced by the stored datum, so nodes above see the same datums as heap
-//     would give them (seed 004's rule: no bigger tuples in Sort, Hash or Material).
+//  3. A detoasted copy is made only of a value stored compressed or out of line, and lives
+//     in memory reset when the next row is fetched, at rescan and at the end: as long as
+//     heap's per-row memory, where a function's own detoasted copy lives. It leaves the
+//     node only where heap hands up such a copy too: a built-in function that detoasted its
+//     argument and returned it (t::varchar(n), replace() without a match) returns the same
+//     bytes on heap. The references whose datum a function may return as it received it,
+//     undetoasted (NULLIF's first argument, array_larger and the others of
+//     read_references.hpp), are never served from a copy: they get the stored datum, as on
+//     heap. So every datum a node above receives has heap's bytes, header and compression
+//     (test/differential/function_results.py checks every built-in function).
 //  4. With hotplus.read_path off when the node starts, it only evaluates the filter and the
 //     output list as the scan would have.
 //  5. The filter and output list the executor compiled run until the first row with a
