@@ -9,7 +9,7 @@
 #  2. Replicated updates whose column sets vary within one transaction (unchanged-TOAST
 #     markers for columns an update did not set, write-backs, real changes, predicate flips),
 #     with REPLICA IDENTITY DEFAULT and FULL, leave every index answering as seq scans do.
-# Design points: D8, D8b, D5
+# Design points: D8, D8b, D8c, D5
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
