@@ -5,6 +5,7 @@
 #   make installcheck           pg_regress + isolation suites against a running server
 #   make check-test-lists       every file in sql/ and specs/ is in REGRESS_TESTS /
 #                               ISOLATION_TESTS below, and every listed name has its files
+#   make check-includes         includes follow src's folders (also run by every build)
 #   make matrix                 every test on PostgreSQL 15 (Debian's and assert-enabled), 17,
 #                               18 and assert-enabled 18 (servers built once into
 #                               /var/cache/hotplus; scripts/test.sh)
@@ -12,7 +13,7 @@
 # Another server: make PG_CONFIG=/path/to/bin/pg_config (and install with the same).
 #
 # The server is C; every C++ translation unit includes PostgreSQL headers only inside
-# extern "C" (see src/glue/pg.hpp) and never lets an exception or a longjmp cross a frame
+# extern "C" (see src/am/pg.hpp) and never lets an exception or a longjmp cross a frame
 # that owns destructors (see src/README.md).
 
 MODULE_big = hotplus
@@ -20,9 +21,10 @@ EXTENSION  = hotplus
 DATA       = hotplus--1.0.sql hotplus--1.0--1.1.sql hotplus--1.1--1.2.sql hotplus--1.2--1.3.sql
 PGFILEDESC = "hotplus - HOT updates decided per index"
 
+# One folder per subsystem (src/README.md): the pure core, then the PostgreSQL-facing ones.
 CORE_SRCS  = $(wildcard src/core/*.cpp)
-GLUE_SRCS  = $(wildcard src/glue/*.cpp)
-OBJS       = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
+SERVER_SRCS = $(wildcard src/am/*.cpp src/stats/*.cpp src/update/*.cpp src/read/*.cpp) src/module.cpp
+OBJS       = $(CORE_SRCS:.cpp=.o) $(SERVER_SRCS:.cpp=.o)
 
 # Every test by name, in the order it runs; "make check-test-lists" (a step of
 # scripts/test.sh) fails when a file in sql/ or specs/ is not listed here, or a listed name
@@ -95,6 +97,14 @@ include $(PGXS)
 
 # Headers are not tracked by PGXS; rebuild everything when one changes.
 $(OBJS): $(wildcard src/*/*.hpp)
+
+# Includes follow the folders (scripts/check-includes.py, src/README.md "Folders"): a file
+# that includes across a forbidden edge stops the build before anything is compiled.
+all: check-includes
+$(OBJS): | check-includes
+.PHONY: check-includes
+check-includes:
+	@python3 scripts/check-includes.py
 
 # ---------------------------------------------------------------------------
 # Unit tests of the pure core: no PostgreSQL header may be reachable from here.

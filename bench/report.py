@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402
 
-from bench import W1_CASES  # noqa: E402
+from w1_cases import W1_CASES  # noqa: E402
 
 # (workload, case, numerator variant, denominator variant, label, target ratio, kind)
 # kind '>=': the ratio must be at least the target.

@@ -202,7 +202,7 @@ run_target() { # target[:core]
 		return
 	fi
 
-	# Every suite runs with the verifier on (src/glue/verifier.hpp): a decision it disagrees
+	# Every suite runs with the verifier on (src/update/verifier.hpp): a decision it disagrees
 	# with fails the statement, and so the test.
 	cluster() { # name command...
 		HOTPLUS_SERVER_LOG="$log_dir/$1.server.log" bash scripts/with-cluster.sh \

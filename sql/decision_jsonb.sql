@@ -1,5 +1,5 @@
 -- jsonb fields as index inputs: an index reading a document only through -> / ->> with a
--- constant key depends on that field, not on the whole document (src/glue/jsonb_parts.hpp).
+-- constant key depends on that field, not on the whole document (src/update/jsonb_parts.hpp).
 -- Design points: D3, D11
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
@@ -10,7 +10,7 @@ SET search_path = decision_jsonb, public;
 
 -- noisy() says when it is evaluated, so the output shows which expressions hotplus had to
 -- evaluate to decide. hotplus.verify evaluates every index again after each decision it
--- checks (src/glue/verifier.hpp), so it is off here to count the decision's own work; the
+-- checks (src/update/verifier.hpp), so it is off here to count the decision's own work; the
 -- differential test verifies the same kinds of jsonb field updates.
 SET hotplus.verify = off;
 CREATE FUNCTION noisy(v text) RETURNS text IMMUTABLE LANGUAGE plpgsql AS $$

@@ -1,5 +1,5 @@
 -- jsonb fields as index inputs on wide documents, checked against a model of which indexed
--- fields changed (src/glue/jsonb_parts.hpp). Not a decision_* test: its 400 updates take
+-- fields changed (src/update/jsonb_parts.hpp). Not a decision_* test: its 400 updates take
 -- minutes under the debug_discard_caches runs those get.
 -- Design points: D11
 SET client_min_messages = warning;

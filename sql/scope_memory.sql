@@ -1,4 +1,4 @@
--- The statement scope's memory (src/glue/statement_scope.cpp): constant per result
+-- The statement scope's memory (src/update/statement_scope.cpp): constant per result
 -- relation, whatever the row order. Not a decision test: it updates 12000 rows, too many for
 -- the debug_discard_caches runs of the decision_* tests.
 -- Design points: D12

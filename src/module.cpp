@@ -4,17 +4,19 @@
 // backend builds the relcache entry of a hotheap table (through the AM handler) or calls
 // one of the extension's functions. Anything registered here must therefore be per-backend
 // and must not need shared memory.
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
-#include "glue/as_heap.hpp"
-#include "glue/hot_blocking_override.hpp"
-#include "glue/read_planner.hpp"
-#include "glue/read_scan.hpp"
-#include "glue/relation_info.hpp"
-#include "glue/settings.hpp"
-#include "glue/statement_scope.hpp"
-#include "glue/stats.hpp"
-#include "glue/verifier.hpp"
+#include "am/as_heap.hpp"
+#include "am/hotheap_am.hpp"
+#include "update/hot_update.hpp"
+#include "update/hot_blocking_override.hpp"
+#include "read/read_planner.hpp"
+#include "read/read_scan.hpp"
+#include "update/relation_info.hpp"
+#include "am/settings.hpp"
+#include "update/statement_scope.hpp"
+#include "stats/stats.hpp"
+#include "update/verifier.hpp"
 
 extern "C" {
 PG_MODULE_MAGIC;
@@ -25,6 +27,7 @@ void
 _PG_init(void)
 {
 	hotplus::define_settings();
+	hotplus::hotheap_am_init(hotplus::hotheap_tuple_update);
 	hotplus::as_heap_init();
 	hotplus::relation_info_init();
 	hotplus::verifier_init();

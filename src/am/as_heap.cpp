@@ -1,5 +1,5 @@
-#include "glue/as_heap.hpp"
-#include "glue/relcache_callback.hpp"
+#include "am/as_heap.hpp"
+#include "am/relcache_callback.hpp"
 
 extern "C" {
 #include "access/heapam.h"

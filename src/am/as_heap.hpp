@@ -11,7 +11,7 @@
 //  3. Scopes nest (LIFO), also for the same relation.
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "access/tableam.h"

@@ -12,7 +12,7 @@
 #pragma once
 
 #if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000
-#error "hotplus supports PostgreSQL 15 to 18 (see src/glue/compat.hpp)"
+#error "hotplus supports PostgreSQL 15 to 18 (see src/am/compat.hpp)"
 #endif
 
 extern "C" {

@@ -28,7 +28,7 @@
 //    the function again finishes the job, because a table already switched is skipped.
 //    For the same reason it is refused inside a transaction block there. On any other
 //    node the function switches only that node's table.
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

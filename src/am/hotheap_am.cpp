@@ -1,14 +1,14 @@
 // hotheap = heap on disk and in WAL. Every callback is heap's own except:
-//  - tuple_update: hotplus decides which indexes an update really changes (hot_update.cpp);
+//  - tuple_update: hotplus decides which indexes an update really changes
+//    (update/hot_update.cpp, installed by _PG_init: the access method is below the paths);
 //  - index_build_range_scan, index_validate_scan: heap's, run "as heap" (as_heap.hpp),
 //    because they call heap_getnext(), which refuses any other routine;
 //  - relation_toast_am: TOAST tables of hotheap tables are plain heap. Nothing ever updates
 //    a TOAST row in place, so hotheap would gain nothing there, and plain heap keeps heap-only
 //    tools (amcheck's verify_heapam, pgstattuple) working on them.
-#include "glue/hotheap_am.hpp"
+#include "am/hotheap_am.hpp"
 
-#include "glue/as_heap.hpp"
-#include "glue/hot_update.hpp"
+#include "am/as_heap.hpp"
 
 extern "C" {
 #include "access/heapam.h"
@@ -20,6 +20,7 @@ namespace hotplus {
 
 static TableAmRoutine hotheap_methods;
 static bool hotheap_methods_ready = false;
+static HotheapTupleUpdate installed_tuple_update = nullptr;
 
 static double
 hotheap_index_build_range_scan(Relation table_rel, Relation index_rel, IndexInfo *index_info,
@@ -71,13 +72,20 @@ hotheap_relation_toast_am(Relation)
 	return HEAP_TABLE_AM_OID;
 }
 
+void
+hotheap_am_init(HotheapTupleUpdate tuple_update)
+{
+	installed_tuple_update = tuple_update;
+}
+
 const TableAmRoutine *
 hotheap_routine()
 {
 	if (!hotheap_methods_ready)
 	{
+		Assert(installed_tuple_update != nullptr); // _PG_init runs before any handler call
 		hotheap_methods = *GetHeapamTableAmRoutine();
-		hotheap_methods.tuple_update = hotheap_tuple_update;
+		hotheap_methods.tuple_update = installed_tuple_update;
 		hotheap_methods.index_build_range_scan = hotheap_index_build_range_scan;
 		hotheap_methods.index_validate_scan = hotheap_index_validate_scan;
 		hotheap_methods.relation_toast_am = hotheap_relation_toast_am;

@@ -1,4 +1,4 @@
-#include "glue/relcache_callback.hpp"
+#include "am/relcache_callback.hpp"
 
 namespace hotplus {
 

@@ -11,7 +11,7 @@
 //    with the relid PostgreSQL passed (InvalidOid: every relation).
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "utils/inval.h"

@@ -1,6 +1,6 @@
-#include "glue/settings.hpp"
+#include "am/settings.hpp"
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "utils/guc.h"

@@ -25,7 +25,7 @@
 // The boundary enforces itself: a glue file includes core headers before any PostgreSQL
 // header (port.h redefines printf & co., which standard C++ headers must not see).
 #ifdef POSTGRES_H
-#error "src/core headers must be included before PostgreSQL's postgres.h (glue/pg.hpp)"
+#error "src/core headers must be included before PostgreSQL's postgres.h (am/pg.hpp)"
 #endif
 
 #include <boost/container/small_vector.hpp>

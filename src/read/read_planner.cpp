@@ -1,12 +1,12 @@
 // Core headers first, before any PostgreSQL header (they #error after postgres.h).
 #include "core/read_plan.hpp"
 
-#include "glue/read_planner.hpp"
+#include "read/read_planner.hpp"
 
-#include "glue/hotheap_am.hpp"
-#include "glue/read_references.hpp"
-#include "glue/read_scan.hpp"
-#include "glue/settings.hpp"
+#include "am/hotheap_am.hpp"
+#include "read/read_references.hpp"
+#include "read/read_scan.hpp"
+#include "am/settings.hpp"
 
 extern "C" {
 #include "access/relation.h"

@@ -1,4 +1,4 @@
-#include "glue/read_references.hpp"
+#include "read/read_references.hpp"
 
 extern "C" {
 #include "access/transam.h"

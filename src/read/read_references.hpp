@@ -19,7 +19,7 @@
 // the same references, so both must see the same expression trees.
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "nodes/pg_list.h"

@@ -1,9 +1,9 @@
-#include "glue/read_scan.hpp"
+#include "read/read_scan.hpp"
 
-#include "glue/read_references.hpp"
-#include "glue/selective_deform.hpp"
-#include "glue/settings.hpp"
-#include "glue/stats.hpp"
+#include "read/read_references.hpp"
+#include "read/selective_deform.hpp"
+#include "am/settings.hpp"
+#include "stats/stats.hpp"
 
 extern "C" {
 #include "access/detoast.h"

@@ -44,7 +44,7 @@
 //     (uses_virtual_slot_shortcuts).
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "nodes/extensible.h"

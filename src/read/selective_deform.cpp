@@ -1,4 +1,4 @@
-#include "glue/selective_deform.hpp"
+#include "read/selective_deform.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

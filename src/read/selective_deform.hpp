@@ -19,7 +19,7 @@
 //  3. Only called for a slot just stored (tts_nvalid == 0) holding a heap tuple.
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "access/tupdesc.h"

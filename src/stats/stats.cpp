@@ -1,6 +1,6 @@
 #include <initializer_list>
 
-#include "glue/stats.hpp"
+#include "stats/stats.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

@@ -15,7 +15,7 @@
 // make entries; flushed local entries are removed, the local tables kept.
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 namespace hotplus {
 

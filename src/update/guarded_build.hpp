@@ -1,7 +1,7 @@
 // Building a cache entry that must not survive an ERROR half-built.
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "utils/palloc.h"

@@ -1,5 +1,5 @@
-#include "glue/hot_blocking_override.hpp"
-#include "glue/relcache_callback.hpp"
+#include "update/hot_blocking_override.hpp"
+#include "am/relcache_callback.hpp"
 
 extern "C" {
 #include "utils/inval.h"

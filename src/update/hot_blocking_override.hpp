@@ -26,7 +26,7 @@
 //     (which no known path makes) installs nothing.
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "nodes/bitmapset.h"

@@ -29,18 +29,18 @@
 // the core) declines: heap's own decision is always correct.
 #include <new> // std::bad_alloc (hotplus.check_selftest); standard headers before PostgreSQL's
 
-#include "glue/core_state.hpp"
+#include "update/core_state.hpp"
 
-#include "glue/hot_update.hpp"
+#include "update/hot_update.hpp"
 
-#include "glue/hot_blocking_override.hpp"
-#include "glue/jsonb_parts.hpp"
-#include "glue/page_tuple.hpp"
-#include "glue/relation_info.hpp"
-#include "glue/settings.hpp"
-#include "glue/stats.hpp"
-#include "glue/statement_scope.hpp"
-#include "glue/verifier.hpp"
+#include "update/hot_blocking_override.hpp"
+#include "update/jsonb_parts.hpp"
+#include "update/page_tuple.hpp"
+#include "update/relation_info.hpp"
+#include "am/settings.hpp"
+#include "stats/stats.hpp"
+#include "update/statement_scope.hpp"
+#include "update/verifier.hpp"
 
 extern "C" {
 #include "access/detoast.h"

@@ -1,7 +1,7 @@
 // hotheap's tuple_update: where hotplus decides whether an update may be HOT.
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "access/tableam.h"

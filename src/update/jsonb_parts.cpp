@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "glue/jsonb_parts.hpp"
+#include "update/jsonb_parts.hpp"
 
 extern "C" {
 #include "access/sysattr.h"

@@ -16,7 +16,7 @@
 //     Anything else is Changed (conservative: the probe then evaluates the expression).
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "access/attnum.h"

@@ -1,7 +1,7 @@
 // The tuple at a TID on a locked page.
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

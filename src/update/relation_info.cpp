@@ -1,12 +1,12 @@
-#include "glue/core_state.hpp"
+#include "update/core_state.hpp"
 
 #include <new>
 
-#include "glue/relcache_callback.hpp"
+#include "am/relcache_callback.hpp"
 
-#include "glue/relation_info.hpp"
+#include "update/relation_info.hpp"
 
-#include "glue/guarded_build.hpp"
+#include "update/guarded_build.hpp"
 
 extern "C" {
 #include "access/genam.h"

@@ -21,9 +21,9 @@
 //     except the core's C++ objects, which are owned by `core` and deleted with the entry.
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
-#include "glue/jsonb_parts.hpp"
+#include "update/jsonb_parts.hpp"
 
 extern "C" {
 #include "access/attnum.h"

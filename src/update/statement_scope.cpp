@@ -1,4 +1,4 @@
-#include "glue/statement_scope.hpp"
+#include "update/statement_scope.hpp"
 
 extern "C" {
 #include "executor/executor.h"

@@ -15,7 +15,7 @@
 //     in another statement or another executor-less transaction.
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "executor/execdesc.h"

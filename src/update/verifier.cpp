@@ -1,10 +1,10 @@
-#include "glue/verifier.hpp"
-#include "glue/relcache_callback.hpp"
+#include "update/verifier.hpp"
+#include "am/relcache_callback.hpp"
 
-#include "glue/guarded_build.hpp"
-#include "glue/jsonb_parts.hpp"
-#include "glue/page_tuple.hpp"
-#include "glue/settings.hpp"
+#include "update/guarded_build.hpp"
+#include "update/jsonb_parts.hpp"
+#include "update/page_tuple.hpp"
+#include "am/settings.hpp"
 
 extern "C" {
 #include "access/detoast.h"

@@ -28,7 +28,7 @@
 //     entry, and the caller then declines (heap decides alone).
 #pragma once
 
-#include "glue/pg.hpp"
+#include "am/pg.hpp"
 
 extern "C" {
 #include "access/attnum.h"
