@@ -1,26 +1,31 @@
 // Everything that differs between PostgreSQL major versions, in one place.
 //
-// hotplus builds against PostgreSQL 15, 16, 17 and 18 (15, 17 and 18 are tested: see
+// hotplus builds against PostgreSQL 15, 16, 17, 18 and 19 (15, 17, 18 and 19 are tested: see
 // README "Supported versions"). Every difference below names the server change it follows;
 // no other file tests PG_VERSION_NUM.
 //
 // The table AM callbacks hotheap replaces (tuple_update, index_build_range_scan,
-// index_validate_scan, relation_toast_am) kept their signatures from 15 to 18 except for
-// tuple_update's last argument (below); every other callback is heap's own, copied from
+// index_validate_scan, relation_toast_am) kept their signatures from 15 to 19 except for
+// tuple_update's arguments (below); every other callback is heap's own, copied from
 // GetHeapamTableAmRoutine() of the running server, so additions such as PG17's read-stream
-// based analyze and PG18's changes come with it.
+// based analyze and PG18's and PG19's changes come with it.
 #pragma once
 
-#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000
-#error "hotplus supports PostgreSQL 15 to 18 (see src/am/compat.hpp)"
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 200000
+#error "hotplus supports PostgreSQL 15 to 19 (see src/am/compat.hpp)"
 #endif
 
 extern "C" {
+// PG19 stopped including these transitively (IndexAmRoutine is used below).
+#include "access/amapi.h"
 #include "access/tableam.h"
 #include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "optimizer/planner.h"
 #include "nodes/bitmapset.h"
 #include "portability/instr_time.h"
 #include "storage/proc.h"
+#include "storage/shmem.h"
 #include "utils/acl.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -250,5 +255,73 @@ compat_local_transaction_id()
 	return MyProc->vxid.lxid;
 #else
 	return MyProc->lxid;
+#endif
+}
+
+// --- tuple_update's arguments ---------------------------------------------------------------
+// PG19 added `uint32 options` after the CommandId (TABLE_UPDATE_NO_LOGICAL: REPACK
+// CONCURRENTLY replaying a concurrent UPDATE into the new heap without logical decoding
+// information). hotheap passes it on to heap unchanged: it changes what is logged, not which
+// indexes change. Before 19 there are no options (0).
+#if PG_VERSION_NUM >= 190000
+#define COMPAT_TUPLE_UPDATE_OPTIONS_PARAM , uint32 options
+#define COMPAT_TUPLE_UPDATE_OPTIONS_ARG(options) , (options)
+#else
+#define COMPAT_TUPLE_UPDATE_OPTIONS_PARAM
+#define COMPAT_TUPLE_UPDATE_OPTIONS_ARG(options)
+#endif
+
+// --- The planner hook -------------------------------------------------------------------------
+// PG19 passes the EXPLAIN state being built (NULL outside EXPLAIN) to planner_hook and
+// standard_planner.
+#if PG_VERSION_NUM >= 190000
+#define COMPAT_PLANNER_PARAMS \
+	Query *parse, const char *query_string, int cursor_options, ParamListInfo bound_params, ExplainState *es
+#define COMPAT_PLANNER_ARGS parse, query_string, cursor_options, bound_params, es
+#else
+#define COMPAT_PLANNER_PARAMS Query *parse, const char *query_string, int cursor_options, ParamListInfo bound_params
+#define COMPAT_PLANNER_ARGS parse, query_string, cursor_options, bound_params
+#endif
+
+// --- Where heap's deformer resumes ----------------------------------------------------------
+// Up to 18 slot_deform_heap_tuple() resumes at tts_nvalid from the slot's saved offset only
+// with TTS_FLAG_SLOW set (otherwise it would trust attcacheoff, wrong past a NULL or a
+// varlena). PG19 (c456e3911 and the deforming rework) dropped the flag: it uses attcacheoff
+// only below firstNonCachedOffsetAttr and the first NULL of the tuple, both recomputed per
+// call, and the saved offset beyond.
+inline void
+compat_set_deform_resume_point(HeapTupleTableSlot *slot, uint32 offset)
+{
+	slot->off = offset;
+#if PG_VERSION_NUM < 190000
+	slot->base.tts_flags |= TTS_FLAG_SLOW;
+#endif
+}
+
+// --- Tuple descriptors built or copied by hand ---------------------------------------------
+// PG19: a TupleDesc must be finished with TupleDescFinalize() (attcacheoff and the
+// firstNonCachedOffsetAttr / firstNonGuaranteedAttr bounds the deformers rely on) before
+// use. hotplus's copies of a relation's descriptor are finalized again, whatever the copy
+// function did: it only recomputes the same bounds.
+inline void
+compat_finalize_tupdesc(TupleDesc desc)
+{
+#if PG_VERSION_NUM >= 190000
+	TupleDescFinalize(desc);
+#else
+	(void) desc;
+#endif
+}
+
+// --- Shared hash tables ---------------------------------------------------------------------
+// PG19 dropped ShmemInitHash()'s init_size (tables are sized for max_size up front).
+inline HTAB *
+compat_shmem_init_hash(const char *name, int64 init_size, int64 max_size, HASHCTL *info, int flags)
+{
+#if PG_VERSION_NUM >= 190000
+	(void) init_size;
+	return ShmemInitHash(name, max_size, info, flags);
+#else
+	return ShmemInitHash(name, init_size, max_size, info, flags);
 #endif
 }

@@ -33,7 +33,7 @@ align_to(uint32 offset, uint8 alignby)
 }
 
 inline bool
-null_in(const bits8 *bitmap, int column)
+null_in(const uint8 *bitmap, int column)
 {
 	return !(bitmap[column >> 3] & (1 << (column & 0x07)));
 }
@@ -155,7 +155,7 @@ selective_deform(const SelectiveDeform *deform, TupleTableSlot *slot)
 	HeapTuple tuple = heap_slot->tuple;
 	HeapTupleHeader header = tuple->t_data;
 	const bool hasnulls = HeapTupleHasNulls(tuple);
-	const bits8 *bitmap = header->t_bits;
+	const uint8 *bitmap = header->t_bits;
 	char *data = reinterpret_cast<char *>(header) + header->t_hoff;
 	Datum *values = slot->tts_values;
 	bool *isnull = slot->tts_isnull;
@@ -239,8 +239,7 @@ selective_deform(const SelectiveDeform *deform, TupleTableSlot *slot)
 		}
 #endif
 	slot->tts_nvalid = static_cast<AttrNumber>(last + 1);
-	heap_slot->off = offset;
-	slot->tts_flags |= TTS_FLAG_SLOW;
+	compat_set_deform_resume_point(heap_slot, offset);
 }
 
 } // namespace hotplus

@@ -11,8 +11,8 @@
 // Invariants:
 //  1. Afterwards tts_nvalid = last wanted column, every wanted column's value and null flag
 //     is exactly what heap's deformer would have stored, and the slot's resume state (offset
-//     after the last wanted column, the SLOW flag set) lets heap's deformer continue from
-//     there if anyone asks for more columns.
+//     after the last wanted column; compat_set_deform_resume_point()) lets heap's deformer
+//     continue from there if anyone asks for more columns.
 //  2. The columns below the last wanted one that are not wanted hold no value: only code
 //     whose column needs are a subset of the wanted set may read the slot before it is
 //     cleared or stored again. In assert-enabled builds those entries are poisoned.

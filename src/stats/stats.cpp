@@ -19,6 +19,7 @@ extern "C" {
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/tuplestore.h"
 }
 
 namespace hotplus {
@@ -188,11 +189,11 @@ shmem_startup()
 	HASHCTL ctl;
 	ctl.keysize = sizeof(StatKey);
 	ctl.entrysize = sizeof(SharedTableEntry);
-	shared_tables = ShmemInitHash("hotplus table stats", max_tracked_tables, max_tracked_tables,
-								  &ctl, HASH_ELEM | HASH_BLOBS);
+	shared_tables = compat_shmem_init_hash("hotplus table stats", max_tracked_tables, max_tracked_tables,
+										   &ctl, HASH_ELEM | HASH_BLOBS);
 	ctl.entrysize = sizeof(SharedIndexEntry);
-	shared_indexes = ShmemInitHash("hotplus index stats", 4 * max_tracked_tables,
-								   4 * max_tracked_tables, &ctl, HASH_ELEM | HASH_BLOBS);
+	shared_indexes = compat_shmem_init_hash("hotplus index stats", 4 * max_tracked_tables,
+											4 * max_tracked_tables, &ctl, HASH_ELEM | HASH_BLOBS);
 	LWLockRelease(AddinShmemInitLock);
 }
 

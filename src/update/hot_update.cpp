@@ -69,6 +69,7 @@ struct UpdateArgs
 	ItemPointer otid;
 	TupleTableSlot *slot;
 	CommandId cid;
+	uint32 options; // PG19's tuple_update options (compat.hpp), 0 before
 	Snapshot snapshot;
 	Snapshot crosscheck;
 	bool wait;
@@ -81,8 +82,9 @@ static_assert(std::is_trivially_destructible_v<UpdateArgs>); // on frames an ERR
 TM_Result
 heap_decides(const UpdateArgs &a)
 {
-	return GetHeapamTableAmRoutine()->tuple_update(a.rel, a.otid, a.slot, a.cid, a.snapshot,
-												  a.crosscheck, a.wait, a.tmfd, a.lockmode,
+	return GetHeapamTableAmRoutine()->tuple_update(a.rel, a.otid, a.slot,
+												  a.cid COMPAT_TUPLE_UPDATE_OPTIONS_ARG(a.options),
+												  a.snapshot, a.crosscheck, a.wait, a.tmfd, a.lockmode,
 												  a.update_indexes);
 }
 
@@ -733,11 +735,15 @@ checked_update(RelationInfo *info, const UpdateArgs &args)
 } // namespace
 
 TM_Result
-hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, CommandId cid,
-					 Snapshot snapshot, Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
-					 LockTupleMode *lockmode, CompatUpdateIndexesOut *update_indexes)
+hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+					 CommandId cid COMPAT_TUPLE_UPDATE_OPTIONS_PARAM, Snapshot snapshot, Snapshot crosscheck,
+					 bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
+					 CompatUpdateIndexesOut *update_indexes)
 {
-	const UpdateArgs args{rel, otid, slot, cid, snapshot, crosscheck, wait, tmfd, lockmode,
+#if PG_VERSION_NUM < 190000
+	constexpr uint32 options = 0;
+#endif
+	const UpdateArgs args{rel, otid, slot, cid, options, snapshot, crosscheck, wait, tmfd, lockmode,
 						  update_indexes};
 
 	if (!settings.enabled)

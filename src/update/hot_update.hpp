@@ -10,7 +10,8 @@ extern "C" {
 namespace hotplus {
 
 TM_Result hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
-							   CommandId cid, Snapshot snapshot, Snapshot crosscheck, bool wait,
+							   CommandId cid COMPAT_TUPLE_UPDATE_OPTIONS_PARAM, Snapshot snapshot,
+							   Snapshot crosscheck, bool wait,
 							   TM_FailureData *tmfd, LockTupleMode *lockmode,
 							   CompatUpdateIndexesOut *update_indexes);
 

@@ -155,6 +155,7 @@ describe_columns(Relation rel, RelationInfo *info)
 	// Everything below is derived from this copy (with its constraints: the slots need the
 	// values of columns added later with a default), and revalidation compares with it.
 	TupleDesc desc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
+	compat_finalize_tupdesc(desc);
 	info->desc = desc;
 	const int natts = desc->natts;
 	info->natts = natts;

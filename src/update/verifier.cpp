@@ -217,6 +217,7 @@ build_unguarded(Relation rel, VerifierEntry **building)
 	// With its constraints: the values of columns added later with a default (atthasmissing)
 	// come from there for rows stored before.
 	TupleDesc desc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
+	compat_finalize_tupdesc(desc);
 	for (int side = 0; side < 2; side++)
 	{
 		entry->stored[side] = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
