@@ -7,7 +7,8 @@
 #
 # Sources: ../shared/vendor (HOTPLUS_VENDOR), unmodified `git archive`s of Citus release tags,
 # checked against its SHA256SUMS before use: 13.2.2 for PostgreSQL 15, 14.0.1 for 16-18.
-# Prints the installed Citus version last. On failure says why, with the log's tail.
+# Prints the installed Citus version last. On failure says why, with the log's tail; exits 3
+# when no vendored release supports the server's major version (19 today).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 pg_config=${1:?usage: build-citus.sh PG_CONFIG}
@@ -18,7 +19,8 @@ major=$("$pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 case $major in
 	15) version=13.2.2 ;;
 	16 | 17 | 18) version=14.0.1 ;;
-	*) echo "build-citus.sh: no vendored Citus supports PostgreSQL $major" >&2; exit 2 ;;
+	# Exit status 3: nothing to build here (scripts/test.sh skips the Citus tests).
+	*) echo "build-citus.sh: no vendored Citus release supports PostgreSQL $major" >&2; exit 3 ;;
 esac
 archive=citus-$version.tar.gz
 
