@@ -357,6 +357,63 @@ SELECT * FROM check_scans($$SELECT id FROM sv WHERE s IN ('k1', 'z5', 'z3', 'k2x
 SELECT check_btrees('sv');
 DROP TABLE sv;
 
+------------------------------------------------------------------------------------------
+-- old and new values compressed with different methods (PostgreSQL 19 compresses with lz4
+-- by default; a column's method can change at any time; a value copied from elsewhere keeps
+-- the method it was compressed with). Image equality reads through both methods, and a
+-- write-back keeps the old datum whatever method compressed it.
+------------------------------------------------------------------------------------------
+CREATE TABLE mc (id int PRIMARY KEY, v text COMPRESSION pglz, n int) USING hotheap WITH (fillfactor = 20);
+CREATE INDEX mc_md5 ON mc (md5(v));
+CREATE INDEX mc_v ON mc (left(v, 20));
+INSERT INTO mc SELECT g, repeat('pglz value ' || g || ' ', 400), g FROM generate_series(1, 4) g;
+ALTER TABLE mc ALTER v SET COMPRESSION lz4;
+INSERT INTO mc SELECT g, repeat('lz4 value ' || g || ' ', 400), g FROM generate_series(5, 8) g;
+-- the same values, compressed with the other method each
+CREATE TABLE mc_other (id int PRIMARY KEY, v text COMPRESSION lz4) USING heap;
+INSERT INTO mc_other SELECT id, v || '' FROM mc WHERE id <= 4;
+ALTER TABLE mc_other ALTER v SET COMPRESSION pglz;
+INSERT INTO mc_other SELECT id, v || '' FROM mc WHERE id > 4;
+CREATE TABLE mch (LIKE mc INCLUDING ALL) USING heap WITH (fillfactor = 20);
+INSERT INTO mch SELECT * FROM mc;
+SELECT t.id, pg_column_compression(t.v) AS mc, pg_column_compression(o.v) AS mc_other
+FROM mc t JOIN mc_other o USING (id) ORDER BY id;
+-- Written back as a fresh copy (compressed with the column's method, now lz4, when stored):
+-- pglz rows 1-2 and lz4 rows 5-6. Expected: HOT (4), the old datums kept (still pglz / lz4).
+-- Heap: not HOT, every value compressed anew with lz4.
+SELECT hotplus_stat_reset();
+BEGIN;
+CALL hot_start();
+UPDATE mc SET v = v || '', n = n + 100 WHERE id IN (1, 2, 5, 6);
+SELECT hot('mc', 4);
+UPDATE mch SET v = v || '', n = n + 100 WHERE id IN (1, 2, 5, 6);
+SELECT hot('mch', 0);
+COMMIT;
+SELECT toast_reused FROM hotplus_stat_tables WHERE relid = 'mc'::regclass;
+-- The same values arriving compressed with the other method (copied from mc_other, so
+-- heap_form_tuple keeps their compression): rows 3 (pglz, new lz4) and 7 (lz4, new pglz),
+-- and after the column's method is switched to pglz, row 4 (pglz, new lz4) and 8 (lz4, new
+-- pglz) again. Expected: HOT (4), old datums kept.
+ALTER TABLE mc ALTER v SET COMPRESSION pglz;
+BEGIN;
+CALL hot_start();
+UPDATE mc SET v = o.v FROM mc_other o WHERE o.id = mc.id AND mc.id IN (3, 4, 7, 8);
+SELECT hot('mc', 4);
+COMMIT;
+SELECT id, pg_column_compression(v), md5(v) = (SELECT md5(v) FROM mc_other o WHERE o.id = mc.id) AS same_value
+FROM mc ORDER BY id;
+-- Real changes, compressed with another method than the old value. Expected: not HOT.
+BEGIN;
+CALL hot_start();
+UPDATE mc SET v = replace(v, 'value', 'other') WHERE id IN (1, 5);
+SELECT hot('mc', 0);
+COMMIT;
+SELECT check_btrees('mc');
+SELECT * FROM check_scans($$SELECT id FROM mc WHERE left(v, 20) = left(repeat('pglz value 2 ', 2), 20)$$);
+SELECT * FROM check_scans($$SELECT id FROM mc WHERE left(v, 20) IN ('lz4 value 7 lz4 valu', 'pglz other 1 pglz ot', 'lz4 other 5 lz4 othe')$$);
+SELECT * FROM check_scans($$SELECT id FROM mc WHERE md5(v) IN (md5(repeat('pglz value 2 ', 400)), md5(repeat('lz4 value 8 ', 400)), md5(repeat('lz4 value 5 ', 400)))$$);
+DROP TABLE mc, mc_other, mch;
+
 RESET default_toast_compression;
 DROP SCHEMA hot_toast CASCADE;
 -- the extension stays as this file found it
