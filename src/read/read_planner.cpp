@@ -6,6 +6,7 @@
 #include "am/hotheap_am.hpp"
 #include "read/read_references.hpp"
 #include "read/read_scan.hpp"
+#include "read/shared_detoast.hpp"
 #include "am/settings.hpp"
 
 extern "C" {
@@ -73,7 +74,7 @@ walk_uses(Node *node, UseWalk *walk)
 	{
 		if (list_cell_number(arguments, cell) < first)
 			continue;
-		Var *var = scanned_column(static_cast<Node *>(lfirst(cell)), walk->scanrelid);
+		Var *var = scanned_column(static_cast<Node *>(lfirst(cell)), static_cast<int>(walk->scanrelid));
 		if (var != nullptr && var->varattno <= walk->natts)
 			walk->detoasting[var->varattno - 1]++;
 	}
@@ -187,8 +188,8 @@ read_node_for(Scan *scan, RewriteContext *context)
 	List *marked_tlist = NIL;
 	if (detoast != NIL)
 	{
-		marked_qual = with_shared_markers(scan->plan.qual, scan->scanrelid, detoast);
-		marked_tlist = with_shared_markers(scan->plan.targetlist, scan->scanrelid, detoast);
+		marked_qual = with_shared_markers(scan->plan.qual, static_cast<int>(scan->scanrelid), detoast);
+		marked_tlist = with_shared_markers(scan->plan.targetlist, static_cast<int>(scan->scanrelid), detoast);
 	}
 	node->custom_private = list_make5(makeInteger(decision.selective ? 1 : 0), int_list(decision.deformed), detoast,
 									  marked_qual, marked_tlist);
@@ -290,11 +291,10 @@ add_read_nodes(PlannedStmt *stmt)
 }
 
 PlannedStmt *
-plan_with_read_path(Query *parse, const char *query_string, int cursor_options, ParamListInfo bound_params)
+plan_with_read_path(COMPAT_PLANNER_PARAMS)
 {
-	PlannedStmt *stmt = previous_planner != nullptr
-							? previous_planner(parse, query_string, cursor_options, bound_params)
-							: standard_planner(parse, query_string, cursor_options, bound_params);
+	PlannedStmt *stmt = previous_planner != nullptr ? previous_planner(COMPAT_PLANNER_ARGS)
+													: standard_planner(COMPAT_PLANNER_ARGS);
 	if (settings.read_path && stmt->commandType != CMD_UTILITY)
 		add_read_nodes(stmt);
 	return stmt;

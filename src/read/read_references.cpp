@@ -126,14 +126,14 @@ hides_storage(Node *node)
 }
 
 Var *
-scanned_column(Node *arg, Index scanrelid)
+scanned_column(Node *arg, int varno)
 {
 	while (arg != nullptr && IsA(arg, RelabelType))
 		arg = reinterpret_cast<Node *>(reinterpret_cast<RelabelType *>(arg)->arg);
 	if (arg == nullptr || !IsA(arg, Var))
 		return nullptr;
 	auto *var = reinterpret_cast<Var *>(arg);
-	if (var->varno != static_cast<int>(scanrelid) || var->varlevelsup != 0 || var->varattno <= 0)
+	if (var->varno != varno || var->varlevelsup != 0 || var->varattno <= 0)
 		return nullptr;
 	return var;
 }

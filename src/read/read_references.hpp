@@ -36,8 +36,8 @@ List *detoasting_arguments(Node *node, int *first);
 // Whether nothing below `node` may be served from a shared copy (see above).
 bool hides_storage(Node *node);
 
-// The Var of a user column of relation `scanrelid` that `arg` is, possibly under a
-// RelabelType; else nullptr.
-Var *scanned_column(Node *arg, Index scanrelid);
+// The Var of a user column (varno: a scan's relation, or OUTER_VAR/INNER_VAR for a plan node's
+// input) that `arg` is, possibly under a RelabelType; else nullptr.
+Var *scanned_column(Node *arg, int varno);
 
 } // namespace hotplus

@@ -1,7 +1,7 @@
 #include "read/read_scan.hpp"
 
-#include "read/read_references.hpp"
 #include "read/selective_deform.hpp"
+#include "read/shared_detoast.hpp"
 #include "am/settings.hpp"
 #include "stats/stats.hpp"
 
@@ -26,18 +26,6 @@ extern const CustomExecMethods read_exec_methods;
 
 namespace {
 
-struct ReadScanState;
-
-// One column read through a shared detoasted copy.
-struct SharedColumn
-{
-	ReadScanState *owner;
-	AttrNumber attno;	// 1-based
-	uint64 row;			// the owner's row the copy belongs to (0: none yet)
-	Datum stored;		// the datum as the row stores it
-	Datum copy;			// detoasted (== stored when it needed no detoasting)
-};
-
 struct ReadScanState
 {
 	CustomScanState css; // first: the executor sees a CustomScanState
@@ -46,10 +34,7 @@ struct ReadScanState
 	bool active;
 	bool selective;
 	SelectiveDeform deform;
-	int nshared;
-	SharedColumn *shared;
-	uint64 row;
-	MemoryContext row_memory;  // detoasted copies of the current row
+	SharedDetoast detoast; // the shared columns, read from the scan's row
 	bool executed;
 	int64 rows_returned;
 	bool compiled_for_heap_rows; // ExecInitCustomScan compiled the expressions for heap slots
@@ -59,193 +44,20 @@ struct ReadScanState
 	// While the executor's expressions run and were compiled for a virtual slot (PG15), the
 	// last column they read: they read the slot's values without deforming (invariant 6).
 	AttrNumber deform_up_to;
-	int64 values_detoasted; // shared copies made (EXPLAIN ANALYZE)
 };
-
-// Markers standing for a shared column's references while the node's expressions are
-// compiled: a PARAM_EXTERN with paramid -attno (real external parameters are numbered from 1).
-Param *
-make_marker(Var *var)
-{
-	Param *param = makeNode(Param);
-	param->paramkind = PARAM_EXTERN;
-	param->paramid = -var->varattno;
-	param->paramtype = var->vartype;
-	param->paramtypmod = var->vartypmod;
-	param->paramcollid = var->varcollid;
-	param->location = -1;
-	return param;
-}
-
-struct MarkContext
-{
-	Index scanrelid;
-	List *shared_columns; // IntList
-};
-static_assert(std::is_trivially_destructible_v<MarkContext>); // on frames an ERROR may unwind
-
-Node *
-mark_shared_references(Node *node, MarkContext *context)
-{
-	if (node == nullptr)
-		return nullptr;
-	if (hides_storage(node))
-		return static_cast<Node *>(copyObjectImpl(node));
-	int first = 0;
-	List *arguments = detoasting_arguments(node, &first);
-	if (arguments != NIL)
-	{
-		// Copy the call, then replace its qualifying arguments (under any relabeling); the
-		// others are walked as any expression.
-		Node *copy = static_cast<Node *>(copyObjectImpl(node));
-		List *copied = detoasting_arguments(copy, &first);
-		for (ListCell *cell = list_head(copied); cell != nullptr; cell = lnext(copied, cell))
-		{
-			if (list_cell_number(copied, cell) < first)
-			{
-				lfirst(cell) = mark_shared_references(static_cast<Node *>(lfirst(cell)), context);
-				continue;
-			}
-			Node **slot = reinterpret_cast<Node **>(&lfirst(cell));
-			while (*slot != nullptr && IsA(*slot, RelabelType))
-				slot = reinterpret_cast<Node **>(&reinterpret_cast<RelabelType *>(*slot)->arg);
-			Var *var = scanned_column(*slot, context->scanrelid);
-			if (var != nullptr && list_member_int(context->shared_columns, var->varattno))
-				*slot = reinterpret_cast<Node *>(make_marker(var));
-			else
-				lfirst(cell) = mark_shared_references(static_cast<Node *>(lfirst(cell)), context);
-		}
-		return copy;
-	}
-	return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(mark_shared_references)), context);
-}
-
-// Whether a stored datum is compressed or out of line: only those are shared as a copy. A
-// short (1-byte header) value is handed to the functions as stored, as heap hands it:
-// one that returns its packed argument then returns the stored datum, as on heap.
-bool
-needs_detoasting(Datum stored)
-{
-	auto *value = reinterpret_cast<struct varlena *>(DatumGetPointer(stored));
-	return VARATT_IS_EXTERNAL(value) || VARATT_IS_COMPRESSED(value);
-}
-
-// EEOP_PARAM_CALLBACK step of a marker: the row's shared copy, made on first use.
-void
-read_shared_column(ExprState *, ExprEvalStep *op, ExprContext *econtext)
-{
-	auto *column = static_cast<SharedColumn *>(op->d.cparam.paramarg);
-	ReadScanState *state = column->owner;
-	TupleTableSlot *slot = econtext->ecxt_scantuple;
-	const int index = column->attno - 1;
-	if (slot->tts_nvalid <= index)
-		slot_getsomeattrs(slot, column->attno);
-	if (slot->tts_isnull[index])
-	{
-		*op->resvalue = (Datum) 0;
-		*op->resnull = true;
-		return;
-	}
-	if (column->row != state->row)
-	{
-		Datum stored = slot->tts_values[index];
-		column->row = state->row;
-		column->stored = stored;
-		column->copy = stored;
-		if (needs_detoasting(stored))
-		{
-			if (state->row_memory == nullptr)
-				state->row_memory = AllocSetContextCreate(state->css.ss.ps.state->es_query_cxt, "HotheapRead row",
-														  ALLOCSET_DEFAULT_SIZES);
-			MemoryContext caller = MemoryContextSwitchTo(state->row_memory);
-			column->copy = PointerGetDatum(detoast_attr(reinterpret_cast<struct varlena *>(DatumGetPointer(stored))));
-			MemoryContextSwitchTo(caller);
-			++state->values_detoasted;
-		}
-	}
-	*op->resvalue = column->copy;
-	*op->resnull = false;
-}
-
-struct CompileContext
-{
-	ParamListInfo outer; // the statement's parameters, whose compilation is unchanged
-	ReadScanState *state;
-};
-static_assert(std::is_trivially_destructible_v<CompileContext>); // on frames an ERROR may unwind
-
-void
-compile_param(ParamListInfo params, Param *param, ExprState *expr, Datum *resv, bool *resnull)
-{
-	auto *context = static_cast<CompileContext *>(params->paramCompileArg);
-	if (param->paramkind == PARAM_EXTERN && param->paramid < 0)
-	{
-		SharedColumn *column = nullptr;
-		for (int i = 0; i < context->state->nshared; ++i)
-			if (context->state->shared[i].attno == -param->paramid)
-				column = &context->state->shared[i];
-		if (column == nullptr)
-			elog(ERROR, "hotplus: no shared column %d in a HotheapRead node", -param->paramid);
-		ExprEvalStep step;
-		memset(&step, 0, sizeof(step));
-		step.opcode = EEOP_PARAM_CALLBACK;
-		step.resvalue = resv;
-		step.resnull = resnull;
-		step.d.cparam.paramfunc = read_shared_column;
-		step.d.cparam.paramarg = column;
-		step.d.cparam.paramid = param->paramid;
-		step.d.cparam.paramtype = param->paramtype;
-		ExprEvalPushStep(expr, &step);
-		return;
-	}
-	if (context->outer != nullptr && context->outer->paramCompile != nullptr)
-	{
-		context->outer->paramCompile(context->outer, param, expr, resv, resnull);
-		return;
-	}
-	// What ExecInitExprRec emits for an external parameter without a compile hook.
-	ExprEvalStep step;
-	memset(&step, 0, sizeof(step));
-	step.opcode = EEOP_PARAM_EXTERN;
-	step.resvalue = resv;
-	step.resnull = resnull;
-	step.d.param.paramid = param->paramid;
-	step.d.param.paramtype = param->paramtype;
-	ExprEvalPushStep(expr, &step);
-}
 
 // Compiles the filter and output list, with the shared columns' references as markers.
 void
-compile_expressions(ReadScanState *state, EState *estate)
+compile_expressions(ReadScanState *state)
 {
 	auto *plan = reinterpret_cast<CustomScan *>(state->css.ss.ps.plan);
-	const bool marked = state->nshared > 0;
-	List *const qual = marked ? static_cast<List *>(list_nth(plan->custom_private, kPrivateMarkedQual))
-							  : plan->scan.plan.qual;
-	List *const tlist = marked ? static_cast<List *>(list_nth(plan->custom_private, kPrivateMarkedTlist))
-							   : plan->scan.plan.targetlist;
-
-	CompileContext context{estate->es_param_list_info, state};
-	ParamListInfo compiling = makeParamList(0);
-	compiling->paramCompile = compile_param;
-	compiling->paramCompileArg = &context;
-	PlanState *ps = &state->css.ss.ps;
-	// The first compilation's SubPlans are dropped with it (their plans are initialized once
-	// per query, elsewhere); the new ones take their place.
-	ps->subPlan = NIL;
-	estate->es_param_list_info = compiling;
-	PG_TRY();
-	{
-		ps->qual = ExecInitQual(qual, ps);
-		if (ps->ps_ProjInfo != nullptr)
-			ps->ps_ProjInfo = ExecBuildProjectionInfo(tlist, ps->ps_ExprContext, ps->ps_ResultTupleSlot, ps,
-													  state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor);
-	}
-	PG_FINALLY();
-	{
-		estate->es_param_list_info = context.outer;
-	}
-	PG_END_TRY();
+	const bool marked = state->detoast.nshared > 0;
+	shared_detoast_compile(&state->detoast, &state->css.ss.ps,
+						   marked ? static_cast<List *>(list_nth(plan->custom_private, kPrivateMarkedQual))
+								  : plan->scan.plan.qual,
+						   marked ? static_cast<List *>(list_nth(plan->custom_private, kPrivateMarkedTlist))
+								  : plan->scan.plan.targetlist,
+						   state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor);
 	// Compiled for the scan's slot type, they deform what they read; nothing is left to compile.
 	state->deform_up_to = 0;
 	state->lazy = false;
@@ -327,48 +139,23 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	if (!state->active)
 	{
 		if (compile_now)
-			compile_expressions(state, estate);
+			compile_expressions(state);
 		return;
 	}
 	List *detoast = static_cast<List *>(list_nth(plan->custom_private, kPrivateDetoast));
 	state->selective = intVal(list_nth(plan->custom_private, kPrivateSelective)) != 0 &&
 					   node->ss.ps.ps_ProjInfo != nullptr &&
 					   selective_deform_init(&state->deform, state->scan_slot->tts_tupleDescriptor, deformed);
-	state->nshared = list_length(detoast);
-	if (state->nshared > 0)
-	{
-		// Only detoasted copies live per row: the memory for them is made with the first one
-		// (read_shared_column), so a scan whose values are all inline and uncompressed, or a
-		// node without shared columns, resets nothing per row.
-		state->shared = static_cast<SharedColumn *>(palloc0(sizeof(SharedColumn) * state->nshared));
-		int i = 0;
-		for (ListCell *cell = list_head(detoast); cell != nullptr; cell = lnext(detoast, cell), ++i)
-		{
-			state->shared[i].owner = state;
-			state->shared[i].attno = static_cast<AttrNumber>(lfirst_int(cell));
-		}
-	}
+	// Only detoasted copies live per row: the memory for them is made with the first one, so
+	// a scan whose values are all inline and uncompressed, or a node without shared columns,
+	// resets nothing per row.
+	shared_detoast_init(&state->detoast, detoast, estate->es_query_cxt, false);
 	// The marked expressions wait for the first row that needs them: a scan whose values
 	// are all inline and uncompressed (a one-row UPDATE of a small document) never compiles
 	// them.
-	state->lazy = state->nshared > 0;
+	state->lazy = state->detoast.nshared > 0;
 	if (compile_now)
-		compile_expressions(state, estate);
-}
-
-// Whether a shared column of the row is compressed or out of line (would be detoasted).
-bool
-needs_shared_copy(ReadScanState *state, TupleTableSlot *row)
-{
-	for (int c = 0; c < state->nshared; ++c)
-	{
-		const int index = state->shared[c].attno - 1;
-		if (row->tts_nvalid <= index)
-			slot_getsomeattrs(row, index + 1);
-		if (!row->tts_isnull[index] && needs_detoasting(row->tts_values[index]))
-			return true;
-	}
-	return false;
+		compile_expressions(state);
 }
 
 TupleTableSlot *
@@ -383,9 +170,7 @@ exec(CustomScanState *node)
 	for (;;)
 	{
 		ResetExprContext(econtext);
-		if (state->row_memory != nullptr)
-			MemoryContextReset(state->row_memory);
-		++state->row;
+		shared_detoast_next_row(&state->detoast);
 
 		TupleTableSlot *returned = ExecProcNode(state->scan);
 		if (TupIsNull(returned))
@@ -399,9 +184,9 @@ exec(CustomScanState *node)
 			selective_deform(&state->deform, row);
 		// Invariant 5: the marked expressions from the first row that needs them on, at a
 		// row boundary (nothing of this row was evaluated yet).
-		if (state->lazy && needs_shared_copy(state, row))
+		if (state->lazy && shared_detoast_needed(&state->detoast, row))
 		{
-			compile_expressions(state, node->ss.ps.state);
+			compile_expressions(state);
 			qual = node->ss.ps.qual;
 			projection = node->ss.ps.ps_ProjInfo;
 		}
@@ -429,18 +214,14 @@ end(CustomScanState *node)
 	// Counted by the backend that runs the statement; parallel workers' nodes are not.
 	if (state->active && state->executed && !IsParallelWorker())
 		stats_count_read(RelationGetRelid(node->ss.ss_currentRelation), state->rows_returned);
-	if (state->row_memory != nullptr)
-		MemoryContextDelete(state->row_memory);
-	state->row_memory = nullptr;
+	shared_detoast_end(&state->detoast);
 }
 
 void
 rescan(CustomScanState *node)
 {
 	auto *state = reinterpret_cast<ReadScanState *>(node);
-	if (state->row_memory != nullptr)
-		MemoryContextReset(state->row_memory);
-	++state->row;
+	shared_detoast_next_row(&state->detoast);
 	if (node->ss.ps.chgParam != nullptr)
 		UpdateChangedParamSet(state->scan, node->ss.ps.chgParam);
 	// A scan with changed parameters is rescanned by its next ExecProcNode.
@@ -492,14 +273,14 @@ explain(CustomScanState *node, List *, ExplainState *es)
 			columns[n++] = static_cast<AttrNumber>(lfirst_int(cell));
 		ExplainPropertyText("Deformed Columns", column_names(desc, columns, n), es);
 	}
-	if (state->nshared > 0)
+	if (state->detoast.nshared > 0)
 	{
-		auto *columns = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * state->nshared));
-		for (int i = 0; i < state->nshared; ++i)
-			columns[i] = state->shared[i].attno;
-		ExplainPropertyText("Detoasted Once", column_names(desc, columns, state->nshared), es);
+		auto *columns = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * state->detoast.nshared));
+		for (int i = 0; i < state->detoast.nshared; ++i)
+			columns[i] = state->detoast.shared[i].attno;
+		ExplainPropertyText("Detoasted Once", column_names(desc, columns, state->detoast.nshared), es);
 		if (es->analyze)
-			ExplainPropertyInteger("Values Detoasted", nullptr, state->values_detoasted, es);
+			ExplainPropertyInteger("Values Detoasted", nullptr, state->detoast.values_detoasted, es);
 	}
 }
 
@@ -522,13 +303,6 @@ extern const CustomExecMethods read_exec_methods = {
 	nullptr,
 	explain,
 };
-
-List *
-with_shared_markers(List *exprs, Index scanrelid, List *shared_columns)
-{
-	MarkContext mark{scanrelid, shared_columns};
-	return reinterpret_cast<List *>(mark_shared_references(reinterpret_cast<Node *>(exprs), &mark));
-}
 
 const CustomScanMethods *
 read_scan_methods()

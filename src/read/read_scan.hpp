@@ -65,11 +65,6 @@ enum ReadPrivate
 	kPrivateCount
 };
 
-// A copy of exprs (a qual or targetlist of the scan of scanrelid) in which every reference
-// to a column of shared_columns (IntList) that one detoasted copy may serve is a marker
-// (read_references.hpp): made once at plan time, compiled by each execution's node.
-List *with_shared_markers(List *exprs, Index scanrelid, List *shared_columns);
-
 const CustomScanMethods *read_scan_methods();
 void read_scan_init(); // _PG_init
 
