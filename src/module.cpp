@@ -11,6 +11,7 @@
 #include "update/hot_update.hpp"
 #include "update/hot_blocking_override.hpp"
 #include "read/read_planner.hpp"
+#include "read/project_node.hpp"
 #include "read/read_scan.hpp"
 #include "update/relation_info.hpp"
 #include "am/settings.hpp"
@@ -35,6 +36,7 @@ _PG_init(void)
 	hotplus::statement_scope_init();
 	hotplus::stats_init();
 	hotplus::read_scan_init();
+	hotplus::project_node_init();
 	hotplus::read_planner_init();
 	hotplus::reserve_settings_prefix();
 }

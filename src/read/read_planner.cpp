@@ -4,6 +4,8 @@
 #include "read/read_planner.hpp"
 
 #include "am/hotheap_am.hpp"
+#include "read/consumer_pushdown.hpp"
+#include "read/project_node.hpp"
 #include "read/read_references.hpp"
 #include "read/read_scan.hpp"
 #include "read/shared_detoast.hpp"
@@ -239,6 +241,15 @@ rewrite(Plan *plan, RewriteContext *context)
 {
 	if (plan == nullptr)
 		return nullptr;
+	if (is_project_node(plan))
+	{
+		// Its input is both custom_plans' and, for EXPLAIN, lefttree (project_node.hpp).
+		auto *custom = reinterpret_cast<CustomScan *>(plan);
+		Plan *input = rewrite(static_cast<Plan *>(linitial(custom->custom_plans)), context);
+		linitial(custom->custom_plans) = input;
+		plan->lefttree = input;
+		return plan;
+	}
 	plan->lefttree = rewrite(plan->lefttree, context);
 	plan->righttree = rewrite(plan->righttree, context);
 	switch (nodeTag(plan))
@@ -286,6 +297,9 @@ add_read_nodes(PlannedStmt *stmt)
 	for (ListCell *cell = list_head(stmt->subplans); cell != nullptr; cell = lnext(stmt->subplans, cell))
 		max_plan_node_id(static_cast<Plan *>(lfirst(cell)), &max_id);
 	RewriteContext context{stmt, max_id + 1};
+	// First the nodes above the scans: their expressions over the scans' rows move into the
+	// scans' output lists or HotheapProject nodes (D14b); then each scan's own decision.
+	push_consumers_down(stmt, &context.next_plan_node_id);
 	stmt->planTree = rewrite(stmt->planTree, &context);
 	rewrite_list(stmt->subplans, &context);
 }

@@ -62,6 +62,12 @@ built_in_value_reader(Oid function)
 
 } // namespace
 
+bool
+value_function(Oid function)
+{
+	return built_in_value_reader(function) && !returns_argument_as_passed(function);
+}
+
 List *
 detoasting_arguments(Node *node, int *first)
 {

@@ -36,6 +36,11 @@ List *detoasting_arguments(Node *node, int *first);
 // Whether nothing below `node` may be served from a shared copy (see above).
 bool hides_storage(Node *node);
 
+// Whether `function` is a built-in function that reads its arguments' values and never
+// returns one of them as it received it: a call of it gives the same result whatever form
+// (stored, detoasted) its arguments come in.
+bool value_function(Oid function);
+
 // The Var of a user column (varno: a scan's relation, or OUTER_VAR/INNER_VAR for a plan node's
 // input) that `arg` is, possibly under a RelabelType; else nullptr.
 Var *scanned_column(Node *arg, int varno);

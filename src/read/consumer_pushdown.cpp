@@ -1,0 +1,626 @@
+// Core headers first, before any PostgreSQL header (they #error after postgres.h).
+#include "core/read_plan.hpp"
+
+#include "read/consumer_pushdown.hpp"
+
+#include "am/hotheap_am.hpp"
+#include "read/project_node.hpp"
+#include "read/read_references.hpp"
+#include "read/read_scan.hpp"
+
+extern "C" {
+#include "catalog/pg_proc_d.h"
+#include "catalog/pg_type_d.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/value.h"
+#include "parser/parsetree.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+}
+
+namespace hotplus {
+
+namespace {
+
+// Plan trees are not deeper than this where values pass through (a guard, not a limit seen).
+constexpr int kMaxTraceDepth = 100;
+
+// Functions that raise no error for any value of the column and any constant other arguments:
+// they may run on rows where heap would not have run them. Their results are no larger than
+// the value they read.
+bool
+never_errors(Oid function)
+{
+	switch (function)
+	{
+		case F_JSONB_OBJECT_FIELD:		 // ->  text
+		case F_JSONB_OBJECT_FIELD_TEXT:	 // ->> text
+		case F_JSONB_ARRAY_ELEMENT:		 // ->  int
+		case F_JSONB_ARRAY_ELEMENT_TEXT: // ->> int
+		case F_JSONB_EXTRACT_PATH:		 // #>
+		case F_JSONB_EXTRACT_PATH_TEXT:	 // #>>
+		case F_JSONB_EXISTS:			 // ?
+		case F_JSONB_CONTAINS:			 // @>
+		case F_LENGTH_TEXT:
+		case F_OCTET_LENGTH_TEXT:
+		case F_MD5_TEXT:
+			return true;
+		default:
+			return false;
+	}
+}
+
+// The column a value of the plan's input is, below any binary-compatible relabeling.
+Var *
+plain_var(Node *expr)
+{
+	while (expr != nullptr && IsA(expr, RelabelType))
+		expr = reinterpret_cast<Node *>(reinterpret_cast<RelabelType *>(expr)->arg);
+	if (expr == nullptr || !IsA(expr, Var))
+		return nullptr;
+	auto *var = reinterpret_cast<Var *>(expr);
+	return var->varlevelsup == 0 && var->varattno > 0 ? var : nullptr;
+}
+
+struct Traced
+{
+	char *name; // the column's name, for EXPLAIN
+};
+static_assert(std::is_trivially_destructible_v<Traced>); // on frames an ERROR may unwind
+
+bool
+hotheap_toastable(PlannedStmt *stmt, Index rti, AttrNumber attno, Traced *out)
+{
+	RangeTblEntry *rte = rt_fetch(rti, stmt->rtable);
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+	Relation rel = RelationIdGetRelation(rte->relid);
+	if (rel == nullptr)
+		return false;
+	bool toastable = false;
+	if (rel->rd_tableam == hotheap_routine() && attno <= RelationGetDescr(rel)->natts)
+	{
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attno - 1);
+		toastable = !att->attisdropped && att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN;
+		if (toastable)
+			out->name = pstrdup(NameStr(att->attname));
+	}
+	RelationClose(rel);
+	return toastable;
+}
+
+// Whether column k of plan's output is, as stored, a toastable column of a hotheap table: the
+// value some scan of it hands up, passed on unchanged by every node above the scan.
+bool
+trace(PlannedStmt *stmt, Plan *plan, AttrNumber k, int depth, Traced *out)
+{
+	if (plan == nullptr || depth > kMaxTraceDepth || k < 1 || k > list_length(plan->targetlist))
+		return false;
+	Var *var = plain_var(reinterpret_cast<Node *>(static_cast<TargetEntry *>(list_nth(plan->targetlist, k - 1))->expr));
+	if (var == nullptr)
+		return false;
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_IndexScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_SampleScan:
+		{
+			const Index scanrelid = reinterpret_cast<Scan *>(plan)->scanrelid;
+			return var->varno == static_cast<int>(scanrelid) && hotheap_toastable(stmt, scanrelid, var->varattno, out);
+		}
+		case T_CustomScan:
+		{
+			auto *custom = reinterpret_cast<CustomScan *>(plan);
+			if (custom->methods == read_scan_methods())
+				return var->varno == static_cast<int>(custom->scan.scanrelid) &&
+					   hotheap_toastable(stmt, custom->scan.scanrelid, var->varattno, out);
+			if (is_project_node(plan))
+				return var->varno == OUTER_VAR &&
+					   trace(stmt, static_cast<Plan *>(linitial(custom->custom_plans)), var->varattno, depth + 1, out);
+			return false; // another provider's node
+		}
+		case T_SubqueryScan:
+		{
+			auto *subquery = reinterpret_cast<SubqueryScan *>(plan);
+			return var->varno == static_cast<int>(subquery->scan.scanrelid) &&
+				   trace(stmt, subquery->subplan, var->varattno, depth + 1, out);
+		}
+		case T_Append:
+		case T_MergeAppend:
+		{
+			List *children = IsA(plan, Append) ? reinterpret_cast<Append *>(plan)->appendplans
+											   : reinterpret_cast<MergeAppend *>(plan)->mergeplans;
+			if (var->varno != OUTER_VAR || children == NIL)
+				return false;
+			for (ListCell *cell = list_head(children); cell != nullptr; cell = lnext(children, cell))
+				if (!trace(stmt, static_cast<Plan *>(lfirst(cell)), var->varattno, depth + 1, out))
+					return false;
+			return true;
+		}
+		// Nodes whose output columns that are Vars are their input's values, unchanged.
+		case T_Sort:
+		case T_IncrementalSort:
+		case T_Material:
+		case T_Memoize:
+		case T_Limit:
+		case T_LockRows:
+		case T_Unique:
+		case T_Gather:
+		case T_GatherMerge:
+		case T_Hash:
+		case T_Result:
+		case T_ProjectSet:
+		case T_Agg:
+		case T_Group:
+		case T_WindowAgg:
+		case T_NestLoop:
+		case T_HashJoin:
+		case T_MergeJoin:
+			if (var->varno == OUTER_VAR)
+				return trace(stmt, plan->lefttree, var->varattno, depth + 1, out);
+			if (var->varno == INNER_VAR)
+				return trace(stmt, plan->righttree, var->varattno, depth + 1, out);
+			return false;
+		default:
+			return false;
+	}
+}
+
+// A call in the consumer's expressions that may be evaluated below it.
+struct Candidate
+{
+	Node *call;		   // in the consumer's own tree (compared by address)
+	AttrNumber column; // the input column it reads
+	char *name;
+};
+
+struct Collect
+{
+	PlannedStmt *stmt;
+	Plan *input;	  // the consumer's input on this side
+	int varno;		  // how the consumer refers to that input (OUTER_VAR, INNER_VAR, scanrelid)
+	bool every_row;	  // the consumer evaluates its unconditional expressions on every input row
+	bool conditional; // the expression being walked may not be evaluated for every row
+	List *candidates; // of Candidate *
+};
+static_assert(std::is_trivially_destructible_v<Collect>); // on frames an ERROR may unwind
+
+// Whether node is a call that may move below the consumer (then *out describes it).
+bool
+movable_call(Node *node, Collect *c, Candidate *out)
+{
+	Oid function;
+	List *args;
+	bool retset;
+	if (IsA(node, FuncExpr))
+	{
+		auto *call = reinterpret_cast<FuncExpr *>(node);
+		function = call->funcid;
+		args = call->args;
+		retset = call->funcretset;
+	}
+	else if (IsA(node, OpExpr))
+	{
+		auto *call = reinterpret_cast<OpExpr *>(node);
+		function = call->opfuncid;
+		args = call->args;
+		retset = call->opretset;
+	}
+	else
+		return false;
+	if (retset || !OidIsValid(function) || !value_function(function))
+		return false;
+	if ((c->conditional || !c->every_row) && !never_errors(function))
+		return false;
+	Var *column = nullptr;
+	for (ListCell *cell = list_head(args); cell != nullptr; cell = lnext(args, cell))
+	{
+		Node *arg = static_cast<Node *>(lfirst(cell));
+		if (IsA(arg, Const))
+			continue;
+		Var *var = plain_var(arg);
+		if (var == nullptr || var->varno != c->varno || column != nullptr)
+			return false;
+		column = var;
+	}
+	if (column == nullptr || func_volatile(function) != PROVOLATILE_IMMUTABLE)
+		return false;
+	Traced traced{nullptr};
+	if (!trace(c->stmt, c->input, column->varattno, 0, &traced))
+		return false;
+	out->call = node;
+	out->column = column->varattno;
+	out->name = traced.name;
+	return true;
+}
+
+bool collect(Node *node, Collect *c);
+
+// Walks a sequence of which only the first element is evaluated whenever the whole is
+// (AND, OR, COALESCE, an implicit-AND qual list).
+void
+collect_sequence(List *items, Collect *c)
+{
+	const bool conditional = c->conditional;
+	for (ListCell *cell = list_head(items); cell != nullptr; cell = lnext(items, cell))
+	{
+		c->conditional = conditional || cell != list_head(items);
+		collect(static_cast<Node *>(lfirst(cell)), c);
+	}
+	c->conditional = conditional;
+}
+
+bool
+collect(Node *node, Collect *c)
+{
+	if (node == nullptr)
+		return false;
+	Candidate candidate;
+	if (movable_call(node, c, &candidate))
+	{
+		auto *copy = static_cast<Candidate *>(palloc(sizeof(Candidate)));
+		*copy = candidate;
+		c->candidates = lappend(c->candidates, copy);
+		return false;
+	}
+	switch (nodeTag(node))
+	{
+		case T_SubPlan:
+		case T_AlternativeSubPlan:
+		case T_Aggref: // an Agg consumer walks its aggregates itself
+		case T_WindowFunc:
+			return false;
+		case T_BoolExpr:
+			collect_sequence(reinterpret_cast<BoolExpr *>(node)->args, c);
+			return false;
+		case T_CoalesceExpr:
+			collect_sequence(reinterpret_cast<CoalesceExpr *>(node)->args, c);
+			return false;
+		case T_CaseExpr:
+		{
+			auto *expr = reinterpret_cast<CaseExpr *>(node);
+			collect(reinterpret_cast<Node *>(expr->arg), c);
+			const bool conditional = c->conditional;
+			for (ListCell *cell = list_head(expr->args); cell != nullptr; cell = lnext(expr->args, cell))
+			{
+				auto *when = static_cast<CaseWhen *>(lfirst(cell));
+				c->conditional = conditional || cell != list_head(expr->args);
+				collect(reinterpret_cast<Node *>(when->expr), c);
+				c->conditional = true;
+				collect(reinterpret_cast<Node *>(when->result), c);
+			}
+			c->conditional = true;
+			collect(reinterpret_cast<Node *>(expr->defresult), c);
+			c->conditional = conditional;
+			return false;
+		}
+		default:
+			return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(collect)), c);
+	}
+}
+
+// The aggregates of an Agg's output list and HAVING: arguments (evaluated on every input row
+// unless the aggregate has a FILTER) and FILTERs (on every input row). Direct arguments of
+// ordered-set aggregates and everything outside aggregates are evaluated once per group.
+bool
+collect_aggregates(Node *node, Collect *c)
+{
+	if (node == nullptr)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		auto *aggref = reinterpret_cast<Aggref *>(node);
+		c->conditional = false;
+		collect(reinterpret_cast<Node *>(aggref->aggfilter), c);
+		c->conditional = aggref->aggfilter != nullptr;
+		collect(reinterpret_cast<Node *>(aggref->args), c);
+		c->conditional = false;
+		return false;
+	}
+	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(collect_aggregates)), c);
+}
+
+// One input side of a consumer: its expressions and estimates.
+struct Side
+{
+	Plan **input;		  // where the consumer keeps its input on this side
+	int varno;			  // how the consumer refers to it
+	double rows_in;		  // rows it hands up, over the consumer's whole execution
+	double rows_evaluated; // rows on which the consumer evaluates the candidates
+};
+
+struct Replace
+{
+	List *calls;  // Node * of the consumer's tree, by address
+	List *vars;	  // the Var that replaces each
+};
+static_assert(std::is_trivially_destructible_v<Replace>); // on frames an ERROR may unwind
+
+Node *
+replace_calls(Node *node, Replace *r)
+{
+	if (node == nullptr)
+		return nullptr;
+	for (ListCell *call = list_head(r->calls), *var = list_head(r->vars); call != nullptr;
+		 call = lnext(r->calls, call), var = lnext(r->vars, var))
+		if (lfirst(call) == node)
+			return static_cast<Node *>(copyObjectImpl(lfirst(var)));
+	return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(replace_calls)), r);
+}
+
+struct Renumber
+{
+	int from; // the consumer's varno for the input
+	int to;	  // OUTER_VAR (a HotheapProject's input), or the scan's relation
+};
+
+// A call as the node below the consumer evaluates it: its input column read as `to`.
+Node *
+as_outer(Node *node, Renumber *r)
+{
+	if (node == nullptr)
+		return nullptr;
+	if (IsA(node, Var) && reinterpret_cast<Var *>(node)->varno == r->from &&
+		reinterpret_cast<Var *>(node)->varlevelsup == 0)
+	{
+		auto *var = static_cast<Var *>(copyObjectImpl(node));
+		var->varno = r->to;
+		return reinterpret_cast<Node *>(var);
+	}
+	return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(as_outer)), r);
+}
+
+// expr (reading its input as OUTER_VAR) with each input column replaced by the input's own
+// expression for it: a call the input itself can evaluate.
+Node *
+input_columns(Node *node, List *input_tlist)
+{
+	if (node == nullptr)
+		return nullptr;
+	if (IsA(node, Var) && reinterpret_cast<Var *>(node)->varno == OUTER_VAR &&
+		reinterpret_cast<Var *>(node)->varlevelsup == 0)
+	{
+		auto *entry = static_cast<TargetEntry *>(list_nth(input_tlist, reinterpret_cast<Var *>(node)->varattno - 1));
+		return static_cast<Node *>(copyObjectImpl(entry->expr));
+	}
+	return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(input_columns)),
+								   input_tlist);
+}
+
+// A scan of a table whose output list is Vars of its relation: calls over them can be
+// appended to that list (and are evaluated by the scan's projection, after its filter).
+bool
+is_plain_scan(Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_IndexScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_SampleScan:
+			return true;
+		default:
+			return false;
+	}
+}
+
+// The consumer's candidates on one side: the columns worth it, their calls moved into a
+// HotheapProject over the input, and replaced by Vars in the consumer's lists.
+void
+push_side(const Side &side, List *candidates, List **exprs[], int nexprs, int *next_plan_node_id)
+{
+	if (candidates == NIL)
+		return;
+	Plan *input = *side.input;
+	const int ninput = list_length(input->targetlist);
+
+	// Per input column: references, then the decision.
+	List *columns = NIL; // IntList of columns worth it
+	List *names = NIL;
+	for (ListCell *cell = list_head(candidates); cell != nullptr; cell = lnext(candidates, cell))
+	{
+		auto *candidate = static_cast<Candidate *>(lfirst(cell));
+		if (list_member_int(columns, candidate->column))
+			continue;
+		core::ConsumedColumn use;
+		use.rows_in = side.rows_in;
+		use.rows_evaluated = side.rows_evaluated;
+		for (ListCell *other = cell; other != nullptr; other = lnext(candidates, other))
+			use.references += static_cast<Candidate *>(lfirst(other))->column == candidate->column;
+		if (core::push_below_consumer(use))
+		{
+			columns = lappend_int(columns, candidate->column);
+			names = lappend(names, makeString(candidate->name));
+		}
+	}
+	if (columns == NIL)
+		return;
+
+	// The HotheapProject's output: the input's columns, then each distinct call once.
+	List *tlist = NIL;
+	for (ListCell *cell = list_head(input->targetlist); cell != nullptr; cell = lnext(input->targetlist, cell))
+	{
+		auto *entry = static_cast<TargetEntry *>(lfirst(cell));
+		Var *var = makeVarFromTargetEntry(OUTER_VAR, entry);
+		tlist = lappend(tlist, makeTargetEntry(reinterpret_cast<Expr *>(var), entry->resno, entry->resname, entry->resjunk));
+	}
+	Replace replace{NIL, NIL};
+	List *moved = NIL; // the distinct calls, in output order
+	for (ListCell *cell = list_head(candidates); cell != nullptr; cell = lnext(candidates, cell))
+	{
+		auto *candidate = static_cast<Candidate *>(lfirst(cell));
+		if (!list_member_int(columns, candidate->column))
+			continue;
+		int position = 0;
+		for (ListCell *m = list_head(moved); m != nullptr; m = lnext(moved, m))
+			if (equal(lfirst(m), candidate->call))
+				position = ninput + 1 + list_cell_number(moved, m);
+		if (position == 0)
+		{
+			moved = lappend(moved, candidate->call);
+			position = ninput + list_length(moved);
+			Renumber renumber{side.varno, OUTER_VAR};
+			tlist = lappend(tlist, makeTargetEntry(reinterpret_cast<Expr *>(as_outer(candidate->call, &renumber)),
+												   static_cast<AttrNumber>(position), nullptr, false));
+		}
+		Node *call = candidate->call;
+		replace.calls = lappend(replace.calls, call);
+		replace.vars = lappend(replace.vars, makeVar(side.varno, static_cast<AttrNumber>(position), exprType(call),
+												  exprTypmod(call), exprCollation(call), 0));
+	}
+	for (int i = 0; i < nexprs; ++i)
+		*exprs[i] = reinterpret_cast<List *>(replace_calls(reinterpret_cast<Node *>(*exprs[i]), &replace));
+	if (is_plain_scan(input))
+	{
+		// The scan itself evaluates them, with whatever else it evaluates over the column:
+		// its HotheapRead node (added next) shares one copy among all of them.
+		List *scan_columns = input->targetlist;
+		for (int k = ninput; k < list_length(tlist); ++k)
+		{
+			auto *entry = static_cast<TargetEntry *>(list_nth(tlist, k));
+			entry->expr = reinterpret_cast<Expr *>(input_columns(reinterpret_cast<Node *>(entry->expr), scan_columns));
+			input->targetlist = lappend(input->targetlist, entry);
+		}
+		input->plan_width += 32 * (list_length(tlist) - ninput);
+		return;
+	}
+	*side.input = reinterpret_cast<Plan *>(make_project_node(input, tlist, columns, names, (*next_plan_node_id)++));
+}
+
+void
+consider(PlannedStmt *stmt, Plan *plan, int *next_plan_node_id)
+{
+	switch (nodeTag(plan))
+	{
+		case T_Agg:
+		{
+			auto *agg = reinterpret_cast<Agg *>(plan);
+			if (agg->groupingSets != NIL || agg->chain != NIL || plan->lefttree == nullptr)
+				return;
+			const double rows = plan->lefttree->plan_rows;
+			Side side{&plan->lefttree, OUTER_VAR, rows, rows};
+			Collect c{stmt, plan->lefttree, OUTER_VAR, true, false, NIL};
+			collect_aggregates(reinterpret_cast<Node *>(plan->targetlist), &c);
+			collect_aggregates(reinterpret_cast<Node *>(plan->qual), &c);
+			List **exprs[] = {&plan->targetlist, &plan->qual};
+			push_side(side, c.candidates, exprs, 2, next_plan_node_id);
+			return;
+		}
+		case T_Result:
+		{
+			if (plan->lefttree == nullptr)
+				return;
+			const bool every_row = plan->qual == NIL;
+			Side side{&plan->lefttree, OUTER_VAR, plan->lefttree->plan_rows,
+					  every_row ? plan->lefttree->plan_rows : plan->plan_rows};
+			Collect c{stmt, plan->lefttree, OUTER_VAR, every_row, false, NIL};
+			collect_sequence(plan->qual, &c);
+			c.conditional = !every_row;
+			collect(reinterpret_cast<Node *>(plan->targetlist), &c);
+			List **exprs[] = {&plan->targetlist, &plan->qual};
+			push_side(side, c.candidates, exprs, 2, next_plan_node_id);
+			return;
+		}
+		case T_SubqueryScan:
+		{
+			auto *subquery = reinterpret_cast<SubqueryScan *>(plan);
+			const bool every_row = plan->qual == NIL;
+			const int varno = static_cast<int>(subquery->scan.scanrelid);
+			Side side{&subquery->subplan, varno, subquery->subplan->plan_rows,
+					  every_row ? subquery->subplan->plan_rows : plan->plan_rows};
+			Collect c{stmt, subquery->subplan, varno, every_row, false, NIL};
+			collect_sequence(plan->qual, &c);
+			c.conditional = !every_row;
+			collect(reinterpret_cast<Node *>(plan->targetlist), &c);
+			List **exprs[] = {&plan->targetlist, &plan->qual};
+			push_side(side, c.candidates, exprs, 2, next_plan_node_id);
+			return;
+		}
+		case T_NestLoop:
+		case T_MergeJoin:
+		case T_HashJoin:
+		{
+			auto *join = reinterpret_cast<Join *>(plan);
+			// Only calls that cannot fail move: a join evaluates its output list and quals on
+			// its matches only. A hash join reads its inner rows from its hash table.
+			const int nsides = IsA(plan, HashJoin) ? 1 : 2;
+			for (int s = 0; s < nsides; ++s)
+			{
+				Plan **input = s == 0 ? &plan->lefttree : &plan->righttree;
+				if (*input == nullptr)
+					continue;
+				double rows_in = (*input)->plan_rows;
+				if (s == 1 && IsA(plan, NestLoop))
+					rows_in *= Max(plan->lefttree->plan_rows, 1.0); // rescanned per outer row
+				Side side{input, s == 0 ? OUTER_VAR : INNER_VAR, rows_in, plan->plan_rows};
+				Collect c{stmt, *input, side.varno, false, true, NIL};
+				collect(reinterpret_cast<Node *>(plan->targetlist), &c);
+				collect(reinterpret_cast<Node *>(plan->qual), &c);
+				collect(reinterpret_cast<Node *>(join->joinqual), &c);
+				List **exprs[] = {&plan->targetlist, &plan->qual, &join->joinqual};
+				push_side(side, c.candidates, exprs, 3, next_plan_node_id);
+			}
+			return;
+		}
+		default:
+			return;
+	}
+}
+
+void push_tree(PlannedStmt *stmt, Plan *plan, int *next_plan_node_id);
+
+void
+push_list(PlannedStmt *stmt, List *plans, int *next_plan_node_id)
+{
+	for (ListCell *cell = list_head(plans); cell != nullptr; cell = lnext(plans, cell))
+		push_tree(stmt, static_cast<Plan *>(lfirst(cell)), next_plan_node_id);
+}
+
+// Children first: a consumer's input is final (with its own HotheapProject nodes) when the
+// consumer is considered.
+void
+push_tree(PlannedStmt *stmt, Plan *plan, int *next_plan_node_id)
+{
+	if (plan == nullptr)
+		return;
+	switch (nodeTag(plan))
+	{
+		case T_CustomScan:
+			// A HotheapRead's scan evaluates nothing of a consumer; another provider's
+			// children are its own.
+			return;
+		case T_SubqueryScan:
+			push_tree(stmt, reinterpret_cast<SubqueryScan *>(plan)->subplan, next_plan_node_id);
+			break;
+		case T_Append:
+			push_list(stmt, reinterpret_cast<Append *>(plan)->appendplans, next_plan_node_id);
+			break;
+		case T_MergeAppend:
+			push_list(stmt, reinterpret_cast<MergeAppend *>(plan)->mergeplans, next_plan_node_id);
+			break;
+		default:
+			break;
+	}
+	push_tree(stmt, plan->lefttree, next_plan_node_id);
+	push_tree(stmt, plan->righttree, next_plan_node_id);
+	consider(stmt, plan, next_plan_node_id);
+}
+
+} // namespace
+
+void
+push_consumers_down(PlannedStmt *stmt, int *next_plan_node_id)
+{
+	push_tree(stmt, stmt->planTree, next_plan_node_id);
+	push_list(stmt, stmt->subplans, next_plan_node_id);
+}
+
+} // namespace hotplus
