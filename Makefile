@@ -56,6 +56,7 @@ REGRESS_TESTS = \
 	hot_settings \
 	hot_toast \
 	read_path \
+	read_consumers \
 	jsonb_wide \
 	misuse \
 	scope_memory \

@@ -11,8 +11,9 @@ its own folder and of the folders below it, never of a folder above or beside it
     test/unit        the Catch2 tests of the core: core
 
 Every project include names its folder ("update/relation_info.hpp"). Run by `make` before
-anything is compiled; prints each forbidden include and exits 1 if there is one.
-Usage: check-includes.py [ROOT]   (default: the current directory)
+anything is compiled; prints each forbidden include and exits 1 if there is one (silent
+otherwise; -v says how many files it checked).
+Usage: check-includes.py [-v] [ROOT]   (default: the current directory)
 """
 import os
 import re
@@ -44,7 +45,8 @@ def sources(root):
 
 
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    args = [a for a in sys.argv[1:] if a != "-v"]
+    root = args[0] if args else "."
     unknown = sorted(set(os.listdir(os.path.join(root, "src"))) - FOLDERS - {"module.cpp", "README.md"})
     problems = [f"src/{name}: not a folder check-includes.py knows (add it to ALLOWED)" for name in unknown
                 if not name.endswith(".o")]
@@ -71,7 +73,8 @@ def main():
         print(f"check-includes: {p}")
     if problems:
         return 1
-    print(f"check-includes: {checked} files, every include follows the folders")
+    if "-v" in sys.argv:
+        print(f"check-includes: {checked} files, every include follows the folders")
     return 0
 
 

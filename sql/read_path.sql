@@ -12,30 +12,7 @@ SET search_path = read_path, public;
 SET default_toast_compression = pglz;
 SET max_parallel_workers_per_gather = 0;
 
--- read_check(q): 'HotheapRead' if the plan with the read path on has the node, else
--- 'plain'; and whether the rows (as text, in the query's order) are the same with it off.
-CREATE FUNCTION read_check(q text, OUT plan text, OUT same boolean)
-LANGUAGE plpgsql AS $f$
-DECLARE
-  wrapped text := format('SELECT coalesce(string_agg(r::text, %L), %L) FROM (%s) r', E'\n', '-', q);
-  line text;
-  rows_on text;
-  rows_off text;
-BEGIN
-  plan := 'plain';
-  PERFORM set_config('hotplus.read_path', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF line ~ 'HotheapRead' THEN
-      plan := 'HotheapRead';
-    END IF;
-  END LOOP;
-  EXECUTE wrapped INTO rows_on;
-  PERFORM set_config('hotplus.read_path', 'off', true);
-  EXECUTE wrapped INTO rows_off;
-  PERFORM set_config('hotplus.read_path', 'on', true);
-  same := rows_on IS NOT DISTINCT FROM rows_off;
-END
-$f$;
+\i test/sql_helpers/read_helpers.sql
 
 -- Seed 003's shape: many fixed-width columns, NULLs in some rows, a varlena in the middle.
 CREATE TABLE wide (
@@ -173,21 +150,7 @@ EXPLAIN (VERBOSE, COSTS OFF) SELECT big->'1' FROM docs;
 -- the same count where the node compiles its shared reads only once a row needs them
 -- (PG16+, read_scan.hpp invariant 5) as where it compiles them at the start. In key order,
 -- so that the node meets the inline rows first and starts sharing at row 16.
--- detoasted(q): the plan's nodes and the count, from EXPLAIN ANALYZE (whose other lines
--- differ between server versions).
-CREATE FUNCTION detoasted(q text) RETURNS text LANGUAGE plpgsql AS $f$
-DECLARE
-  line text;
-  shown text[] := '{}';
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line ~ '(HotheapRead|Scan using|Values Detoasted)' THEN
-      shown := shown || regexp_replace(trim(line), '\s*\(actual.*\)$', '');
-    END IF;
-  END LOOP;
-  RETURN array_to_string(shown, ' / ');
-END
-$f$;
+-- (detoasted(): test/sql_helpers/read_helpers.sql)
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SELECT detoasted('SELECT big->''1'', big->''2'' FROM docs WHERE id IN (5, 10, 15, 16, 17)');
