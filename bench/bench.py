@@ -42,7 +42,7 @@ MODES = {
 }
 
 DEFAULT_WORKLOADS = 'w1,w2,w3,w4,w5'
-READ_WORKLOADS = 'r1,r2,r2t,r3,r4,r5'  # opt-in: --workloads r1,r2,r2t,r3,r4,r5
+READ_WORKLOADS = 'r1,r2,r2t,r3,r4,r5,r6'  # opt-in: --workloads r1,r2,r2t,r3,r4,r5,r6
 
 CLIENTS = 2  # pgbench -c 2 -j 2 on this 2-core machine
 
@@ -562,7 +562,9 @@ class Bench:
     # the "nothing to gain" targets allow 2%.
     # EXPLAIN ANALYZE is run once per variant in the setup, for the plan and the JIT facts.
 
-    R_SESSION = ['SET max_parallel_workers_per_gather = 0']  # 2 cores: no parallel noise
+    # 2 cores: no parallel noise. The planner switches some cases set are reset each time.
+    R_SESSION = ['SET max_parallel_workers_per_gather = 0', 'RESET enable_hashjoin', 'RESET enable_mergejoin',
+                 'RESET enable_nestloop', 'RESET enable_hashagg', 'RESET work_mem']
 
     def r_settings(self, db, jit='off', read_path='on', extra=()):
         for s in self.R_SESSION:
@@ -669,9 +671,41 @@ class Bench:
         kids = [Bench.plan_shape(k) for k in node.get('Plans', [])]
         return name + (' > ' + ', '.join(kids) if kids else '')
 
+    def r_setup_j(self, db):
+        """R6: a 1000-row table to join with seed 004's table (rj, heap: only b's side matters),
+        and a TPC-H-like pair of tables with toasted text (ro orders with a ~3 kB compressible
+        comment, rl lines with a ~2.5 kB one), on heap and on hotheap."""
+        if 'r_j' in self.meta:
+            return
+        log('r: building rj, ro_*, rl_* (joins and a TPC-H-like set)')
+        for t, n in (('rj', 1000), ('rj10', 10000)):
+            db.x(f'DROP TABLE IF EXISTS {t}')
+            db.x(f'CREATE TABLE {t} (id int PRIMARY KEY, x int) WITH (autovacuum_enabled = false)')
+            db.x(f'INSERT INTO {t} SELECT g, g % 10 FROM generate_series(1, {n}) g')
+        for am in ('heap', 'hotheap'):
+            for t in (f'rl_{am}', f'ro_{am}'):
+                db.x(f'DROP TABLE IF EXISTS {t}')
+            db.x(f'CREATE TABLE ro_{am} (o_id int PRIMARY KEY, o_cust int, o_status text, o_comment text) '
+                 f'USING {am} WITH (autovacuum_enabled = false)')
+            db.x(f'CREATE TABLE rl_{am} (l_order int, l_line int, l_part int, l_qty int, l_note text, '
+                 f'PRIMARY KEY (l_order, l_line)) USING {am} WITH (autovacuum_enabled = false)')
+        db.x("INSERT INTO ro_heap SELECT g, g % 200, (ARRAY['open', 'shipped', 'closed'])[g % 3 + 1], "
+             "repeat('order ' || g || ' note ' || md5(g::text) || ' ', 60) FROM generate_series(1, 5000) g")
+        db.x("INSERT INTO rl_heap SELECT o, l, (o * l) % 500, l * 3, "
+             "repeat('line ' || o || '/' || l || ' ' || md5((o * l)::text) || ' ', 50) "
+             "FROM generate_series(1, 5000) o, generate_series(1, 4) l")
+        db.x('INSERT INTO ro_hotheap SELECT * FROM ro_heap')
+        db.x('INSERT INTO rl_hotheap SELECT * FROM rl_heap')
+        checks = {}
+        for t in ('rj', 'rj10', 'ro_heap', 'ro_hotheap', 'rl_heap', 'rl_hotheap'):
+            db.x(f'VACUUM ANALYZE {t}')
+            checks[t] = self.r_table_check(db, t)
+        self.meta['r_j'] = checks
+        log(f'r: {checks}')
+
     def r_groups(self, which):
         """The single-statement comparisons of a read workload: (case, sql, [(variant, table,
-        read_path)], jit, require_read_node, alt_sql for the checksum)."""
+        read_path)], jit, require_read_node, alt_sql for the checksum[, settings])."""
         five = "SELECT big->'1', big->'2', big->'3', big->'5', big->'10' FROM {t}"
         one = "SELECT big->'1' FROM {t}"
         three = [('heap', 'heap', 'on'), ('hotheap', 'hotheap', 'on'), ('off', 'hotheap', 'off')]
@@ -698,37 +732,117 @@ class Bench:
                       two, 'off', False, f'SELECT {cols} FROM {{t}} WHERE col41 = 1'))
             g.append(('b: numeric SELECT *, jit off', 'SELECT * FROM {t} WHERE a > 0', 'rn', two,
                       'off', False, None))
+        elif which == 'r6':
+            # The read path above the scan (D14b): seed 004's table under aggregates, joins,
+            # groupings and windows; the goals of the issue (A1, J1, G1, W1).
+            hash_only = ['SET enable_mergejoin = off', 'SET enable_nestloop = off']
+            nl_only = ['SET enable_hashjoin = off', 'SET enable_mergejoin = off']
+            fields = "x.big->'1', x.big->'2', x.big->'3', x.big->'5', x.big->'10'"
+            for jit in ('off', 'on'):
+                g.append((f'A1 five max(big->>k), jit {jit}', "SELECT max(big->>'1'), max(big->>'2'), "
+                          "max(big->>'3'), max(big->>'5'), max(big->>'10') FROM {t}", 'rb', three, jit, True, None))
+                g.append((f'A1b five FILTER/sum fields, jit {jit}', "SELECT count(*) FILTER (WHERE big->>'1' > '0.5'), "
+                          "count(*) FILTER (WHERE big->>'2' > '0.5'), sum(length(big->>'3')), "
+                          "sum(length(big->>'5')), count(*) FILTER (WHERE big ? '10') FROM {t}", 'rb', three, jit,
+                          True, None))
+                g.append((f'J1 hash join, b outer, jit {jit}', f'SELECT {fields}, y.x FROM {{t}} x JOIN rj y ON x.id = y.id',
+                          'rb', three, jit, True, None, hash_only))
+                g.append((f'J1 nested loop, b outer, jit {jit}',
+                          f'SELECT {fields}, y.x FROM {{t}} x JOIN rj y ON y.id = x.id % 1000 + 1', 'rb', three, jit,
+                          True, None, nl_only))
+                g.append((f'J1 nested loop, b inner, jit {jit}',
+                          f'SELECT {fields}, y.x FROM rj y JOIN {{t}} x ON x.id = y.id + 1', 'rb', three, jit, True,
+                          None, nl_only))
+                g.append((f'G1 GROUP BY big->>1 hashed, jit {jit}', "SELECT big->>'1', max(big->>'2'), min(big->>'3') "
+                          "FROM {t} GROUP BY 1", 'rb', three, jit, True, None))
+                g.append((f'G1 GROUP BY big->>g sorted, jit {jit}', "SELECT big->>'g', min(big->>'4'), max(big->>'8') "
+                          "FROM {t} GROUP BY 1", 'rb', three, jit, True, None, ['SET enable_hashagg = off']))
+                g.append((f'W1 window over big->>1 by big->>2, jit {jit}', "SELECT id, first_value(big->>'1') OVER "
+                          "(PARTITION BY big->>'2' ORDER BY id) FROM {t}", 'rb', two, jit, False, None))
+            # b hashed on the inner side of a hash join: nothing can move (the join reads the
+            # hash table directly); reported, no read node required.
+            g.append(('J1 hash join, b inner (hashed), jit off', f'SELECT {fields}, y.x FROM rj10 y JOIN {{t}} x ON x.id = y.id % 1000 + 1',
+                      'rb', two, 'off', False, None, hash_only))
+            # A TPC-H-like set over two tables with toasted text: joins, groupings, sorts.
+            tpch = [
+                ('T1 orders x lines, per customer', "SELECT o.o_cust, count(*), max(md5(l.l_note)), "
+                 "max(length(l.l_note)), max(md5(o.o_comment)) FROM ro_{am} o JOIN rl_{am} l ON l.l_order = o.o_id "
+                 "GROUP BY o.o_cust"),
+                ('T2 top orders by note length', "SELECT o.o_id, length(o.o_comment), md5(o.o_comment), "
+                 "left(o.o_comment, 20) FROM ro_{am} o ORDER BY length(o.o_comment) DESC, o.o_id LIMIT 50"),
+                ('T3 lines of open orders', "SELECT l.l_part, count(*), sum(length(l.l_note)), max(md5(l.l_note)) "
+                 "FROM rl_{am} l JOIN ro_{am} o ON o.o_id = l.l_order WHERE o.o_status = 'open' GROUP BY l.l_part "
+                 "ORDER BY 2 DESC, 1 LIMIT 20"),
+                ('T4 notes sorted', "SELECT l_order, l_line, md5(l_note), length(l_note) FROM rl_{am} "
+                 "ORDER BY md5(l_note) LIMIT 100"),
+            ]
+            for case, sql in tpch:
+                g.append((case + ', jit off', sql, 'r', [('heap', 'heap', 'on'),
+                          ('hotheap', 'hotheap', 'on')], 'off', False, None, ['SET work_mem = \'1MB\'']))
         return g
+
+    @staticmethod
+    def r_sql(sql, base, am):
+        """A group's statement for one table access method: {t} is the base table name with the
+        access method appended (rb_heap); {am} alone names the access method."""
+        return sql.replace('{am}', am).format(t=f'{base}_{am}')
+
+    @staticmethod
+    def plan_memory(top):
+        """Memory (kB) of the plan's storing nodes (Sort, Hash, HashAggregate...), summed by
+        kind, and the temp blocks the whole plan wrote."""
+        acc = {'temp written blocks': top.get('Temp Written Blocks', 0)}
+        stack = [top]
+        while stack:
+            node = stack.pop()
+            kind = node['Node Type']
+            for field, label in (('Sort Space Used', f"{kind} {node.get('Sort Space Type', '')}".strip()),
+                                 ('Peak Memory Usage', f'{kind} peak'), ('Disk Usage', f'{kind} disk')):
+                if field in node:
+                    acc[label] = acc.get(label, 0) + node[field]
+            stack += node.get('Plans', [])
+        return acc
 
     def r_check(self, db, which, groups):
         """Plans (HotheapRead where it must be, nowhere else) and equal results, else abort."""
         checks = {}
-        for case, sql, base, variants, jit, require, alt in groups:
+        for case, sql, base, variants, jit, require, alt, *more in groups:
+            extra = more[0] if more else ()
             sums = {}
+            memory = {}
             for variant, am, read_path in variants:
-                q = sql.format(t=f'{base}_{am}')
-                self.r_settings(db, jit, read_path)
-                plan = db.v(f'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) {q}')[0]
+                q = self.r_sql(sql, base, am)
+                self.r_settings(db, jit, read_path, extra)
+                plan = db.v(f'EXPLAIN (ANALYZE, TIMING OFF, BUFFERS, FORMAT JSON) {q}')[0]
                 shape = self.plan_shape(plan['Plan'])
-                has = 'HotheapRead' in shape
+                has = 'HotheapRead' in shape or 'HotheapProject' in shape
+                memory[variant] = self.plan_memory(plan['Plan'])
                 should = am == 'hotheap' and read_path == 'on'
                 if has and not should:
                     raise SystemExit(f'{which} {case} {variant}: unexpected HotheapRead in {shape}')
                 if require and should and not has:
                     raise SystemExit(f'{which} {case} {variant}: no HotheapRead in the plan: {shape}')
                 sums[variant] = []
-                for s in (q, alt.format(t=f'{base}_{am}') if alt else None):
+                for s in (q, self.r_sql(alt, base, am) if alt else None):
                     if s:
                         rows = sorted(repr(r) for r in db.q(s))
                         sums[variant].append((len(rows), hashlib.md5('\n'.join(rows).encode()).hexdigest()))
                 checks[f'{case} | {variant}'] = dict(
-                    sql=q, plan=shape, read_node=has,
+                    sql=q, plan=shape, read_node=has, settings=list(extra),
                     jit_functions=plan.get('JIT', {}).get('Functions', 0),
-                    execution_ms=plan.get('Execution Time'), rows=sums[variant])
+                    execution_ms=plan.get('Execution Time'), rows=sums[variant], memory=memory[variant])
             first = next(iter(sums.values()))
             for variant, s in sums.items():
                 if s != first:
                     raise SystemExit(f'{which} {case}: results differ between variants: {sums}')
+            # Sort, Hash and HashAggregate memory and temp files: hotheap's never above heap's.
+            if 'heap' in memory and 'hotheap' in memory:
+                more_memory = {k: (memory['heap'].get(k, 0), v) for k, v in memory['hotheap'].items()
+                               if v > memory['heap'].get(k, 0)}
+                checks[f'{case} | memory'] = dict(heap=memory['heap'], hotheap=memory['hotheap'],
+                                                  hotheap_more=more_memory)
+                if more_memory:
+                    log(f'{which} check {case}: MORE MEMORY on hotheap than on heap: {more_memory}')
             log(f'{which} check {case}: results equal ({first}); plans ' +
                 '; '.join(f"{v}: {checks[f'{case} | {v}']['plan']}" for v, _, _ in variants))
         self.r_settings(db)
@@ -756,6 +870,9 @@ class Bench:
             self.r_setup_b(db)
         if which in ('r2', 'r2t', 'r4'):
             self.r_setup_t(db)
+        if which == 'r6':
+            self.r_setup_b(db)
+            self.r_setup_j(db)
         if which == 'r4':
             self.r_setup_n(db)
         groups = self.r_groups(which)
@@ -763,11 +880,10 @@ class Bench:
         reps = self.p['r_reps']
         db.x('CHECKPOINT')
         for r in range(self.p['r_rounds']):
-            for case, sql, base, variants, jit, _, _ in groups:
+            for case, sql, base, variants, jit, _, _, *more in groups:
                 for pos, (variant, am, read_path) in enumerate(order_for(r, variants)):
-                    t = f'{base}_{am}'
-                    self.r_settings(db, jit, read_path)
-                    q = sql.format(t=t)
+                    self.r_settings(db, jit, read_path, more[0] if more else ())
+                    q = self.r_sql(sql, base, am)
                     db.cur.execute(q)  # untimed: the first execution after switching settings
                     load = loadavg()
                     started = datetime.datetime.now().isoformat(timespec='seconds')
@@ -931,6 +1047,8 @@ class Bench:
                 self.workload_r4c()
             elif w == 'r5':
                 self.workload_r5()
+            elif w == 'r6':
+                self.read_statements('r6')
             else:
                 raise SystemExit(f'unknown workload {w}')
             timings[w] = round(time.time() - t0)

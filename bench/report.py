@@ -226,6 +226,23 @@ def _read_targets():
                   (c, 'hotheap'), (c, 'heap'), '<=', 1.02, 'ms'))
     t.append(('r4', 'R4c nothing to gain (pgbench -S): TPS hotheap / heap',
               ('c: pgbench -S*', 'hotheap'), ('c: pgbench -S*', 'heap'), '>=', 0.98, 'tps'))
+    # R6: the read path above the scan (D14b), the issue's goals A1, J1, G1, W1.
+    r6_goals = [('A1 five max(big->>k)', 4.0), ('A1b five FILTER/sum fields', 4.0),
+                ('J1 hash join, b outer', 3.0), ('J1 nested loop, b outer', 3.0),
+                ('J1 nested loop, b inner', 3.0), ('G1 GROUP BY big->>1 hashed', 2.0),
+                ('G1 GROUP BY big->>g sorted', None), ('W1 window over big->>1 by big->>2', 1.0)]
+    for jit in ('off', 'on'):
+        for case, goal in r6_goals:
+            c = f'{case}, jit {jit}'
+            t.append(('r6', f'R6 {c}: speedup heap / hotheap', (c, 'heap'), (c, 'hotheap'),
+                      '>=' if goal else None, goal, 'ms'))
+    t.append(('r6', 'R6 J1 hash join, b inner (hashed), jit off: speedup heap / hotheap',
+              ('J1 hash join, b inner (hashed), jit off', 'heap'),
+              ('J1 hash join, b inner (hashed), jit off', 'hotheap'), None, None, 'ms'))
+    for c in ('T1 orders x lines, per customer', 'T2 top orders by note length', 'T3 lines of open orders',
+              'T4 notes sorted'):
+        t.append(('r6', f'R6 {c} (TPC-H-like), jit off: speedup heap / hotheap',
+                  (f'{c}, jit off', 'heap'), (f'{c}, jit off', 'hotheap'), '>=', 0.98, 'ms'))
     return t
 
 
@@ -304,7 +321,7 @@ def cpu_cell(r):
 def read_section(rows, meta, rr, r5):
     L = []
     p = meta['params']
-    L.append('## Read path workloads (r1..r5)')
+    L.append('## Read path workloads (r1..r6)')
     L.append('')
     L.append(f"Single statements (R1, R2, R2t, R4a, R4b): {p.get('r_rounds')} rounds; in each round "
              f"every variant runs its statement once untimed and then {p.get('r_reps')} times timed, "
@@ -342,9 +359,11 @@ def read_section(rows, meta, rr, r5):
     L.append('| workload | case | variant | statement | plan | JIT functions | runs | median ms | '
              'median backend CPU ms | median run-queue wait ms | rows |')
     L.append('|---|---|---|---|---|---|---|---|---|---|---|')
-    for w in ('r1', 'r2', 'r2t', 'r4'):
+    for w in ('r1', 'r2', 'r2t', 'r4', 'r6'):
         for key, c in checks.get(w, {}).items():
             case, variant = key.split(' | ')
+            if variant == 'memory':
+                continue
             rs = sel_m(rows, w, case, variant, 'ms')
             if not rs:
                 continue
@@ -361,7 +380,20 @@ def read_section(rows, meta, rr, r5):
         L.append('R3 plans of the prepared statement: ' +
                  '; '.join(f'{v}: {s}' for v, s in checks['r3'].items()))
         L.append('')
-    for w in ('r1', 'r2', 'r2t', 'r4', 'r3'):
+    mem = {k[:-len(' | memory')]: v for k, v in checks.get('r6', {}).items() if k.endswith(' | memory')}
+    if mem:
+        L.append('R6 memory of the storing nodes (EXPLAIN ANALYZE of the check run: Sort Space Used, '
+                 'Hash/HashAggregate Peak Memory Usage, Disk Usage, in kB; temp blocks written). Target: '
+                 'hotheap never above heap.')
+        L.append('')
+        L.append('| case | heap | hotheap | hotheap above heap |')
+        L.append('|---|---|---|---|')
+        for case, m in mem.items():
+            show = lambda d: ', '.join(f'{k} {v:g}' for k, v in sorted(d.items())) or '-'
+            L.append(f"| {case} | {show(m['heap'])} | {show(m['hotheap'])} | "
+                     f"{show({k: v[1] for k, v in m['hotheap_more'].items()}) if m['hotheap_more'] else 'never'} |")
+        L.append('')
+    for w in ('r1', 'r2', 'r2t', 'r4', 'r3', 'r6'):
         cases = []
         for r in rows:
             if r['workload'] == w and r['metric'] in ('ms', 'tps') and r['case'] not in cases:
@@ -397,7 +429,7 @@ def read_section(rows, meta, rr, r5):
             f"{db}: " + ', '.join(f'{t}={am}' for t, am in v) for db, v in tc.items()))
         L.append('')
     tables = {}
-    for k in ('r_b', 'r_t', 'r_n'):
+    for k in ('r_b', 'r_t', 'r_n', 'r_j'):
         tables.update(meta.get(k, {}))
     if tables:
         L.append('Read workload tables as built:')
@@ -612,7 +644,7 @@ def render(out):
              f"pgbench ran at nice {meta.get('nice', 0)}" +
              (' (priority over other work on the shared machine)' if meta.get('nice') else ''))
     loads = []
-    for w in ('w1', 'w2', 'w3', 'w4', 'w5', 'r1', 'r2', 'r2t', 'r3', 'r4', 'r5'):
+    for w in ('w1', 'w2', 'w3', 'w4', 'w5', 'r1', 'r2', 'r2t', 'r3', 'r4', 'r5', 'r6'):
         ls = [float(r['loadavg1']) for r in sel(rows, w) if r.get('loadavg1')]
         if ls:
             loads.append(f"{w} median {med(ls):.1f} (max {max(ls):.1f})")

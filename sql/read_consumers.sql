@@ -76,8 +76,11 @@ SELECT * FROM read_check('SELECT big->>''g'', count(*), max(big->>''1''), min(bi
 SELECT sort_space('SELECT big->>''g'', count(*), max(big->>''1''), min(big->>''2'') FROM b GROUP BY 1')
      = sort_space('SELECT big->>''g'', count(*), max(big->>''1''), min(big->>''2'') FROM bh GROUP BY 1') AS same_sort_memory;
 RESET enable_hashagg;
--- One reference per row: nothing to share, nothing moves.
+-- One reference per row: nothing to share, nothing moves. Short rows, nothing toastable read:
+-- no node at all.
 EXPLAIN (VERBOSE, COSTS OFF) SELECT max(big->>'1') FROM b;
+EXPLAIN (COSTS OFF) SELECT max(x), sum(id), count(*) FILTER (WHERE x > 3) FROM t;
+EXPLAIN (COSTS OFF) SELECT y.x, z.x, y.id + z.id FROM t y JOIN t z ON z.id = y.x + 1;
 -- The read path off: the plan is heap's.
 SET hotplus.read_path = off;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT max(big->>'1'), max(big->>'2') FROM b;
