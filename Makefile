@@ -7,8 +7,12 @@
 #                               ISOLATION_TESTS below, and every listed name has its files
 #   make check-includes         includes follow src's folders (also run by every build)
 #   make matrix                 every test on PostgreSQL 15 (Debian's and assert-enabled), 17,
-#                               18 and assert-enabled 18 (servers built once into
+#                               18, assert-enabled 18 and 19 (servers built once into
 #                               /var/cache/hotplus; scripts/test.sh)
+#   make deep                   what does not fit the test command's hour: every hot_*,
+#                               decision_* and read_* test and every spec with
+#                               debug_discard_caches on the assert-enabled 18, then the
+#                               suites under Valgrind on 15 (scripts/valgrind.sh)
 #
 # Another server: make PG_CONFIG=/path/to/bin/pg_config (and install with the same).
 #
@@ -123,10 +127,18 @@ clean-unit:
 	rm -f test/unit/unit_tests
 
 # The version matrix (README "Supported versions").
-MATRIX_TARGETS ?= 15 15-cassert 17 18 18-cassert
+MATRIX_TARGETS ?= 15 15-cassert 17 18 18-cassert 19
 .PHONY: matrix
 matrix:
 	bash scripts/test.sh $(MATRIX_TARGETS)
+
+# The deep runs (README "Tests"): run them before resolving work that touches caches, memory
+# or the version layer.
+DEEP_TARGETS ?= 18-cassert:discard
+.PHONY: deep
+deep:
+	bash scripts/test.sh $(DEEP_TARGETS)
+	bash scripts/valgrind.sh 15
 
 # Benchmark suite: heap vs hotheap (bench/README.md). make bench BENCH_ARGS=--quick|--full
 .PHONY: bench

@@ -24,6 +24,11 @@ case $major in
 esac
 archive=citus-$version.tar.gz
 
+# One build per server at a time (scripts/test.sh may prefetch it in the background).
+mkdir -p "$cache"
+exec 9>"$cache/citus-$(echo "$pg_config" | md5sum | cut -c1-12).lock"
+flock 9
+
 # Installed by an earlier call for this very archive and server: nothing to do.
 stamp=$("$pg_config" --sharedir)/extension/citus.hotplus-build
 if [ -f "$("$pg_config" --pkglibdir)/citus.so" ] && [ -f "$stamp" ] &&

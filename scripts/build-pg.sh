@@ -50,6 +50,12 @@ step() { # name log command... : the command's output goes to log; on failure, s
 	fi
 }
 
+# One build per server at a time: scripts/test.sh may build it in the background while a
+# target asks for it; the second caller waits, then finds it complete.
+mkdir -p "$cache"
+exec 9>"$prefix.lock"
+flock 9
+
 options=(--prefix="$prefix" --enable-tap-tests --with-icu --with-lz4 --without-readline --without-zlib)
 cflags=()
 case $flavour in

@@ -86,10 +86,14 @@ make_chroot() {
 	touch "$root/.complete"
 }
 
+mkdir -p "$cache"
+exec 9>"$root.lock" # one maker at a time (scripts/test.sh may make it in the background)
+flock 9
 if [ ! -f "$root/.complete" ]; then
 	rm -rf "$root"
 	make_chroot
 fi
+flock -u 9
 mount_proc
 
 if [ "${1:-}" = run ]; then

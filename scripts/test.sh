@@ -13,9 +13,9 @@
 #   tap           TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
 #   citus         Citus built into the target's server (scripts/build-citus.sh, once), then
 #                 t/citus/*.pl: a coordinator and two workers with distributed hotheap tables
-#   discard-*     assert-enabled targets only: the hot_*, decision_* and read_* regression
-#                 tests and every isolation spec again with debug_discard_caches = 1 (every
-#                 relcache and catcache entry thrown away at each invalidation point)
+#   discard-*     TARGET-cassert:discard only (make deep): the hot_*, decision_* and read_*
+#                 regression tests and every isolation spec again with debug_discard_caches = 1
+#                 (every relcache and catcache entry thrown away at each invalidation point)
 #   pg-regress, pg-isolation  assert-enabled targets only: PostgreSQL's own regression and
 #                 isolation suites with every table hotheap and the read path on
 #                 (scripts/pg-suites.sh; differences allowed: plan shapes, and the three
@@ -25,11 +25,13 @@
 # and ends with one summary line "N passed, N failed". Every cluster runs with
 # hotplus.verify = on.
 #
-#   bash scripts/test.sh                  # targets "15 18-cassert 15-cassert:core" (.ci/run)
-#   bash scripts/test.sh 15 17 18 ...     # any of 15 (Debian's), 15-cassert, 17, 18, 18-cassert
+#   bash scripts/test.sh                  # targets "15 19 18-cassert 15-cassert:core" (.ci/run)
+#   bash scripts/test.sh 15 17 18 ...     # any of 15 (Debian's), 15-cassert, 17, 18, 18-cassert, 19
+#   bash scripts/test.sh 18-cassert:discard   # the debug_discard_caches runs only (make deep)
 #
 # A target followed by ":core" runs only build, regress, isolation, differential,
-# read-differential, function-results and server-log. 15-cassert:core is in the default list because
+# read-differential, function-results and server-log; ":discard" only build, the
+# debug_discard_caches suites (discard-*) and server-log. 15-cassert:core is in the default list because
 # PostgreSQL 15 has code of its own (the read path evaluates the executor's expressions,
 # compiled for a virtual slot, on heap rows) that only an assert-enabled 15 checks: it
 # stopped on TTS_IS_VIRTUAL there once, where release builds and 18-cassert passed.
@@ -78,6 +80,30 @@ targets=("$@")
 
 if ((!inside)); then
 	bash scripts/install-deps.sh || { echo "install-deps failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+# What the targets need built (the sid chroot, servers from source, Citus), made in the
+# background, one after the other and at low priority, while the first targets' tests run:
+# on a fresh machine the builds then overlap with tests instead of following them. The
+# scripts lock per server, so a target that asks for one still being built waits for it.
+prefetch() {
+	local t pg
+	for t in "${targets[@]}"; do [ "${t%%:*}" = 19 ] && bash scripts/pg19-chroot.sh; done
+	for t in "${targets[@]}"; do
+		case ${t%%:*} in
+			15) pg=/usr/lib/postgresql/15/bin/pg_config ;;
+			19) continue ;;
+			*-cassert) pg=$(bash scripts/build-pg.sh "${t%%-cassert*}" cassert | tail -n 1) ;;
+			*) pg=$(bash scripts/build-pg.sh "${t%%:*}" | tail -n 1) ;;
+		esac
+		[[ $t == *:* ]] || bash scripts/build-citus.sh "$pg"
+	done
+}
+prefetch_pid=
+if ((!inside)); then
+	mkdir -p "$log_root"
+	nice -n 10 bash -c "$(declare -f prefetch); targets=(${targets[*]}); prefetch" >"$log_root/prefetch.log" 2>&1 &
+	prefetch_pid=$!
 fi
 
 passed=0
@@ -188,9 +214,25 @@ core_done() { # the end of run_target: the server logs checked, the build remove
 	echo "-- $label: done in $((SECONDS - started)) s"
 }
 
-run_target() { # target[:core]
-	local target=${1%%:*} label=$1 core=0 rc
-	[[ $1 == *:core ]] && core=1
+# The debug_discard_caches runs (assert-enabled servers only, target suffix :discard; `make
+# deep`): every relcache and catcache entry thrown away at each invalidation point.
+discard_suites() {
+	local tests specs
+	tests=$(cd "$build_dir/sql" && ls hot_*.sql decision_*.sql read_*.sql | sed 's/\.sql$//' | tr '\n' ' ')
+	# Not iso_hot_reindex_drop_concurrently: it shows that a prepared plan keeps scanning the
+	# original index because no invalidation is processed between its executions, which
+	# debug_discard_caches makes untrue (the plan is remade and scans the new index).
+	specs=$(cd "$build_dir/specs" && ls *.spec | grep -v '^iso_hot_reindex_drop_concurrently' | sed 's/\.spec$//' | tr '\n' ' ')
+	cluster_settings=(-o "debug_discard_caches = 1")
+	regress_suite discard-regress regression.diffs REGRESS="${HOTPLUS_DISCARD_TESTS:-$tests}" ISOLATION=
+	regress_suite discard-isolation output_iso/regression.diffs REGRESS= ISOLATION="${HOTPLUS_DISCARD_SPECS:-$specs}"
+	cluster_settings=()
+}
+
+run_target() { # target[:core|:discard]
+	local target=${1%%:*} label=$1 mode=full rc
+	[[ $1 == *:core ]] && mode=core
+	[[ $1 == *:discard ]] && mode=discard
 	prefix="[$1] "
 	log_dir=$log_root/${1/:/-}
 	rm -rf "$log_dir"
@@ -234,6 +276,17 @@ run_target() { # target[:core]
 			-o "hotplus.verify = on" "${cluster_settings[@]}" -- "${@:2}"
 	}
 	local cluster_settings=()
+
+	if [ "$mode" = discard ]; then
+		if [[ $target == *-cassert ]]; then
+			discard_suites
+		else
+			echo "-- $label: debug_discard_caches needs an assert-enabled server (TARGET-cassert:discard)"
+			record discard 0 1
+		fi
+		core_done
+		return
+	fi
 
 	if ls sql/*.sql >/dev/null 2>&1; then
 		regress_suite regress regression.diffs ISOLATION=
@@ -280,7 +333,7 @@ run_target() { # target[:core]
 		record function-results 0 1
 	fi
 
-	if ((core)); then
+	if [ "$mode" = core ]; then
 		core_done
 		return
 	fi
@@ -301,19 +354,7 @@ run_target() { # target[:core]
 		record citus 0 1
 	fi
 
-	# --- discard caches: code that holds relcache data across an invalidation point -------
 	if [[ $target == *-cassert ]]; then
-		local tests specs
-		tests=$(cd "$build_dir/sql" && ls hot_*.sql decision_*.sql read_*.sql | sed 's/\.sql$//' | tr '\n' ' ')
-		# Not iso_hot_reindex_drop_concurrently: it shows that a prepared plan keeps scanning the
-		# original index because no invalidation is processed between its executions, which
-		# debug_discard_caches makes untrue (the plan is remade and scans the new index).
-		specs=$(cd "$build_dir/specs" && ls *.spec | grep -v '^iso_hot_reindex_drop_concurrently' | sed 's/\.spec$//' | tr '\n' ' ')
-		cluster_settings=(-o "debug_discard_caches = 1")
-		regress_suite discard-regress regression.diffs REGRESS="${HOTPLUS_DISCARD_TESTS:-$tests}" ISOLATION=
-		regress_suite discard-isolation output_iso/regression.diffs REGRESS= ISOLATION="${HOTPLUS_DISCARD_SPECS:-$specs}"
-		cluster_settings=()
-
 		# PostgreSQL's own suites with every table hotheap and the read path on.
 		bash scripts/pg-suites.sh "$log_dir" >"$log_dir/pg-suites.log" 2>&1
 		grep -E 'FAILED|as expected|^  [-+] ' "$log_dir/pg-suites.log" | head -80 || true
@@ -382,6 +423,7 @@ for target in "${targets[@]}"; do
 	esac
 done
 prefix=""
+[ -n "$prefetch_pid" ] && wait "$prefetch_pid" 2>/dev/null
 if ((inside)); then # for the host's run_target_in_chroot
 	printf '%s\n' "${failures[@]}" >"$log_root/failures"
 	printf '%s\n' "${timings[@]}" >"$log_root/timings"
