@@ -33,13 +33,15 @@ done
 if ((${#missing[@]})); then
 	echo "package-deps: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
+	# Waits for another apt or dpkg run to finish rather than fail on its lock.
+	apt=(apt-get -o DPkg::Lock::Timeout=600)
+	"${apt[@]}" update -qq
 	# As scripts/install-deps.sh: no "main" cluster; builds and tests use throwaway ones.
 	mkdir -p /etc/postgresql-common
 	if ! grep -qs '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
 		echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
 	fi
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	"${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 dpkg-checkbuilddeps debian/control
