@@ -38,7 +38,7 @@
 # relfilenodes the database assigned and the WAL positions at which columns were created.
 #
 # Ends with one line "N passed, N failed" (each check one) and exits non-zero on a failure.
-# Logs and the dumps go to test-logs/upgrade-check/ (HOTPLUS_LOG_DIR to change). About 15 s.
+# Logs and the dumps go to test-logs/upgrade-check/ (HOTPLUS_LOG_DIR to change). About 10 to 20 s.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PG_CONFIG=${PG_CONFIG:-pg_config}
