@@ -171,3 +171,33 @@ check-test-lists:
 		exit 1; \
 	fi
 	@echo "check-test-lists: $(words $(REGRESS_TESTS)) regression tests and $(words $(ISOLATION_TESTS)) isolation specs, all listed"
+
+# ---------------------------------------------------------------------------
+# Release archives (PGXN takes the zip; the .tar.gz can serve as Debian's
+# hotplus_VERSION.orig.tar.gz): make dist writes hotplus-VERSION.zip and
+# hotplus-VERSION.tar.gz of HEAD's committed files under the prefix hotplus-VERSION/,
+# without the files .gitattributes marks export-ignore. VERSION is META.json's, which
+# scripts/check-meta.py checks first (semver, and hotplus.control's default_version).
+# Build outputs and test-logs/ are never committed, so never in the archives; the last
+# step checks that anyway.
+# (Read once, when "dist" first needs it: an ordinary build does not run python3 for it.)
+DIST_VERSION = $(eval DIST_VERSION := $$(shell python3 -c 'import json; print(json.load(open("META.json"))["version"])'))$(DIST_VERSION)
+DIST_NAME    = $(EXTENSION)-$(DIST_VERSION)
+
+.PHONY: dist
+dist:
+	@python3 scripts/check-meta.py >/dev/null || { python3 scripts/check-meta.py; exit 1; }
+	@git diff --quiet HEAD -- || echo "dist: uncommitted changes are left out (the archives are of HEAD)"
+	git archive --format=zip --prefix=$(DIST_NAME)/ -o $(DIST_NAME).zip HEAD
+	git archive --format=tar.gz --prefix=$(DIST_NAME)/ -o $(DIST_NAME).tar.gz HEAD
+	@python3 -c 'import re, sys, zipfile; \
+		bad = [n for n in zipfile.ZipFile(sys.argv[1]).namelist() \
+		       if re.search(r"\.(o|so|bc|a)$$|^[^/]+/(test-logs|results|output_iso|tmp_check|tmp_check_iso|log)/|^[^/]+/regression\.(diffs|out)$$", n)]; \
+		print("dist: build or test output in the archive:", *bad, sep="\n  ") if bad else None; \
+		sys.exit(1 if bad else 0)' $(DIST_NAME).zip
+	@echo "dist: $(DIST_NAME).zip $(DIST_NAME).tar.gz"
+
+clean: clean-dist
+.PHONY: clean-dist
+clean-dist:
+	rm -f $(EXTENSION)-*.zip $(EXTENSION)-*.tar.gz
