@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every hotplus test on this machine, as root, from a fresh Debian 12: installs
-# dependencies, runs the Catch2 unit tests of the pure core and checks the Makefile's test
-# lists (REGRESS_TESTS, ISOLATION_TESTS) against sql/ and specs/ once, then for each server target
+# dependencies, runs the Catch2 unit tests of the pure core, checks the Makefile's test
+# lists (REGRESS_TESTS, ISOLATION_TESTS) against sql/ and specs/ and META.json against the
+# PGXN spec (scripts/check-meta.py) once, builds, installs, tests and removes the Debian
+# package on Debian's 15 (scripts/package-test.sh, before target 15), then for each server target
 #   build         build warning-free against that server and install into it
 #   regress       pg_regress suite (sql/, expected/) on a throwaway cluster
 #   isolation     isolation tester specs (specs/, expected/) on a throwaway cluster
@@ -10,6 +12,8 @@
 #                 results with hotplus.read_path on and off (test/differential/readtest.py)
 #   function-results  every built-in function's varlena result leaves the read path as
 #                 heap's datum (test/differential/function_results.py)
+#   upgrade       every version of the extension's scripts, created and updated, equals a
+#                 fresh CREATE EXTENSION (scripts/upgrade-check.sh)
 #   tap           TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
 #   citus         Citus built into the target's server (scripts/build-citus.sh, once), then
 #                 t/citus/*.pl: a coordinator and two workers with distributed hotheap tables
@@ -125,6 +129,21 @@ record() { # name passed failed
 	printf '== %-24s %d passed, %d failed (%d s)\n' "$prefix$1" "$2" "$3" "$took"
 }
 
+# A step whose command ends with "N passed, N failed": recorded with those counts.
+summary_step() { # name log command...
+	local name=$1 file=$2 line
+	"${@:3}" >"$file" 2>&1
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$file" | tail -1)
+	grep -E 'FAIL|^not ok' "$file" | head -30 || true
+	if [ -n "$line" ]; then
+		set -- $line
+		record "$name" "$1" "$3"
+	else
+		tail -20 "$file"
+		record "$name" 0 1
+	fi
+}
+
 # --- unit: Catch2 (no server involved) -------------------------------------------------
 host_checks() {
 log_dir=$log_root
@@ -148,6 +167,16 @@ if make -s --no-print-directory -C "$work/unit" check-test-lists >"$log_dir/test
 else
 	cat "$log_dir/test-lists.log"
 	record test-lists 0 1
+fi
+
+# --- META.json against the PGXN meta spec and the tree --------------------------------
+summary_step meta "$log_dir/meta.log" python3 scripts/check-meta.py
+
+# --- the Debian package: built, installed with apt, tested, removed -----------------------
+# Before target 15: it removes every hotplus file from Debian's 15 and leaves none; the
+# target's own make install comes after it.
+if [[ " ${targets[*]} " == *" 15 "* ]]; then
+	summary_step package "$log_dir/package.log" env HOTPLUS_LOG_DIR="$log_dir" bash scripts/package-test.sh
 fi
 }
 ((inside)) || host_checks
@@ -322,21 +351,17 @@ run_target() { # target[:core|:discard]
 
 	# The read path hands up heap's datums: every built-in function whose result is a varlena,
 	# on compressed, out-of-line and short values, read path on and off.
-	cluster function-results "$PYTHON" test/differential/function_results.py >"$log_dir/function-results.log" 2>&1
-	grep -E '^    ' "$log_dir/function-results.log" | head -40 || true
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log_dir/function-results.log")
-	if [ -n "$line" ]; then
-		set -- $line
-		record function-results "$1" "$3"
-	else
-		tail -20 "$log_dir/function-results.log"
-		record function-results 0 1
-	fi
+	summary_step function-results "$log_dir/function-results.log" \
+		cluster function-results "$PYTHON" test/differential/function_results.py
 
 	if [ "$mode" = core ]; then
 		core_done
 		return
 	fi
+	# Every version of the extension's scripts, updated, gives what a fresh install gives.
+	summary_step upgrade "$log_dir/upgrade.log" env HOTPLUS_LOG_DIR="$log_dir" \
+		bash scripts/upgrade-check.sh
+
 	if ls t/*.pl >/dev/null 2>&1; then
 		tap_suite tap "$log_dir" t/*.pl
 	fi
