@@ -117,6 +117,36 @@ RESET enable_bitmapscan;
 SELECT id, n FROM t WHERE n < 0 ORDER BY id;
 SELECT id FROM t WHERE doc->>'a' IN ('7', '1007', '15', '2015') ORDER BY id;
 
+-- 7. A statement that sets only toastable columns no index reads can gain only by TOAST
+-- reuse. Values in line and uncompressed in the old version, and nothing out of line in the
+-- new one, leave the row to heap unchecked; a compressed or out-of-line old value written
+-- back is still compared and reused, and a new value out of line is compared. UPDATE,
+-- INSERT ... ON CONFLICT DO UPDATE and MERGE each come in the statement's own slot.
+CREATE TABLE r (id int PRIMARY KEY, k int, body text, note text) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX r_k ON r (k);
+CREATE FUNCTION incompressible() RETURNS text IMMUTABLE LANGUAGE sql AS
+  $$ SELECT string_agg(md5(i::text), '') FROM generate_series(1, 300) i $$;
+INSERT INTO r SELECT g, g, repeat('x', 20), 'n' FROM generate_series(1, 6) g;
+INSERT INTO r VALUES (7, 7, repeat('abcdefgh', 1000), 'n'), (8, 8, incompressible(), 'n');
+SELECT id, pg_column_compression(body) IS NOT NULL AS compressed,
+       pg_column_size(body) < octet_length(body) AS smaller_than_text
+FROM r WHERE id >= 7 ORDER BY id;
+SELECT hotplus_stat_reset();
+UPDATE r SET body = repeat('y', 20) WHERE id = 1;
+UPDATE r SET body = body || '', note = 'm' WHERE id = 2;
+INSERT INTO r VALUES (3, 3, 'z', 'n') ON CONFLICT (id) DO UPDATE SET body = excluded.body;
+MERGE INTO r USING (VALUES (4)) v(id) ON r.id = v.id WHEN MATCHED THEN UPDATE SET body = 'w';
+SELECT outcome('r');
+SELECT toast_reused FROM public.hotplus_stat_tables WHERE relid = 'r'::regclass;
+SELECT hotplus_stat_reset();
+UPDATE r SET body = repeat('abcdefgh', 1000) WHERE id = 7;
+UPDATE r SET body = incompressible() WHERE id = 8;
+UPDATE r SET body = (SELECT body FROM r WHERE id = 8) WHERE id = 5;
+SELECT outcome('r');
+SELECT toast_reused FROM public.hotplus_stat_tables WHERE relid = 'r'::regclass;
+SELECT indexes_checked('r');
+SELECT id, k, md5(body), note FROM r ORDER BY id;
+
 SELECT hotplus_stat_reset();
 RESET search_path;
 SET client_min_messages = warning;

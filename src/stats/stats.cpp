@@ -304,20 +304,26 @@ struct PendingDrop
 List *pending_drops = NIL;
 object_access_hook_type previous_object_access = nullptr;
 
-void
-object_access(ObjectAccessType access, Oid class_id, Oid object_id, int sub_id, void *arg)
+pg_noinline void
+remember_drop(Oid class_id, Oid object_id)
 {
-	if (previous_object_access)
-		previous_object_access(access, class_id, object_id, sub_id, arg);
-	if (access != OAT_DROP || sub_id != 0 ||
-		(class_id != RelationRelationId && class_id != DatabaseRelationId))
-		return;
 	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 	auto *drop = static_cast<PendingDrop *>(palloc(sizeof(PendingDrop)));
 	*drop = class_id == RelationRelationId ? PendingDrop{MyDatabaseId, object_id, 0} : PendingDrop{object_id, InvalidOid, 0};
 	drop->level = GetCurrentTransactionNestLevel();
 	pending_drops = lappend(pending_drops, drop);
 	MemoryContextSwitchTo(old);
+}
+
+// Called for every function an expression initializes (OAT_FUNCTION_EXECUTE), so a few
+// times per statement: the drops are out of line.
+void
+object_access(ObjectAccessType access, Oid class_id, Oid object_id, int sub_id, void *arg)
+{
+	if (previous_object_access)
+		previous_object_access(access, class_id, object_id, sub_id, arg);
+	if (access == OAT_DROP && sub_id == 0 && (class_id == RelationRelationId || class_id == DatabaseRelationId))
+		remember_drop(class_id, object_id);
 }
 
 // Whether an entry of relation key (of a table, or an index of table_relid) belongs to a

@@ -334,12 +334,14 @@ compare_with_stock_bitmap(Relation rel, RelationInfo *info)
 	Bitmapset *stock = RelationGetIndexAttrBitmap(rel, kCompatHotBlockingKind);
 	info->stock_blocks_more = !bms_is_subset(stock, inputs);
 	info->skip_unless_targeted = bms_copy(info->compared_set);
+	info->decision_inputs = inputs;
 	if (info->stock_blocks_more)
 	{
 		if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, stock))
 			for (int att = 1; att <= natts; att++)
 				stock = bms_add_member(stock, att - FirstLowInvalidHeapAttributeNumber);
 		info->skip_unless_targeted = bms_add_members(info->skip_unless_targeted, stock);
+		info->decision_inputs = bms_add_members(info->decision_inputs, stock);
 	}
 }
 

@@ -76,6 +76,10 @@ struct RelationInfo
 	// untouched: the compared columns, plus heap's HOT-blocking columns when those are more
 	// (stock_blocks_more; a whole-row reference there means every column). Same offset.
 	Bitmapset *skip_unless_targeted;
+	// The columns the HOT decision reads: index inputs, plus heap's HOT-blocking columns
+	// when those are more. A statement that targets none of them can only gain by TOAST
+	// reuse (statement_reuse_only). Same offset.
+	Bitmapset *decision_inputs;
 	bool *is_toastable;		// [natts + 1], by attribute number
 	bool *is_index_input;	// [natts + 1]
 	bool *is_expression_input; // [natts + 1] read by some expression or predicate
@@ -109,10 +113,26 @@ struct RelationInfo
 	// reused, so a finished statement's cannot match; statement_result_rel points into the
 	// running statement's memory). Only read by an update that owns the entry (in_use).
 	uint64 statement;			  // PG_UINT64_MAX: nothing learned yet
+	// The targets the statement facts below were derived from (learned_known false: not
+	// known, every compared column may change); a copy in the entry's context. learned:
+	// any were (the entry is zeroed when built).
+	bool learned;
+	bool learned_known;
+	Bitmapset *learned_targets;
 	bool statement_leaves_to_heap; // it changes no column of skip_unless_targeted
+	// It changes no column of decision_inputs: only toastable columns no index reads, whose
+	// reuse is all it can gain (hot_update.cpp, reuse_cannot_gain()).
+	bool statement_reuse_only;
 	int nstatement_compared;
 	AttrNumber *statement_compared; // [ncompared] the compared columns it may change
+	AttrNumber statement_max_compared; // the last of them, 0 if none
 	ResultRelInfo *statement_result_rel;
+	// The slot its own updates of rel come in (the result relation's new-tuple slot, or its
+	// ON CONFLICT projection's); nullptr when the targets are not known. An update of rel in
+	// another slot while the statement runs (C code under its plan updating rel directly)
+	// is not the statement's: its columns are compared as if no statement were known.
+	TupleTableSlot *statement_slot;
+	TupleTableSlot *statement_conflict_slot;
 	// Per compared column: how many of its values the statement had to fetch or decompress
 	// to compare, all found different; -1 once one was equal (hot_update.cpp, D8b).
 	int *statement_unequal_fetches; // [natts + 1]

@@ -4,7 +4,6 @@ extern "C" {
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
 #include "storage/bufmgr.h"
-#include "utils/hsearch.h"
 #include "utils/rel.h"
 }
 
@@ -12,26 +11,11 @@ namespace hotplus {
 
 namespace {
 
-// What statement_relation() answers for one relation.
-struct RelationTargets
-{
-	Oid relid; // the hash key; InvalidOid: not computed
-	bool known;
-	Bitmapset *columns;
-	ResultRelInfo *result_rel; // one result relation of rel with an old-tuple slot
-};
-static_assert(std::is_trivially_destructible_v<RelationTargets>); // on frames an ERROR may unwind
-
 struct RunningStatement
 {
 	QueryDesc *query;
 	RunningStatement *outer;
 	uint64 serial;
-	// What the statement may change in each relation it updates, computed once per relation
-	// (in the statement's memory, so constant per result relation whatever the row order):
-	// the first relation here, any further ones in a hash table made when the second appears.
-	RelationTargets first;
-	HTAB *others;
 };
 static_assert(std::is_trivially_destructible_v<RunningStatement>); // on frames an ERROR may unwind
 
@@ -47,8 +31,6 @@ push(RunningStatement *frame, QueryDesc *query)
 	frame->outer = innermost;
 	frame->serial = ++last_serial;
 	current_statement_serial = frame->serial;
-	frame->first = RelationTargets{InvalidOid, false, nullptr, nullptr};
-	frame->others = nullptr;
 	innermost = frame;
 }
 
@@ -59,9 +41,19 @@ pop(RunningStatement *frame)
 	current_statement_serial = innermost != nullptr ? innermost->serial : 0;
 }
 
+// A SELECT (without data-modifying CTEs) updates nothing itself: its ExecutorRun needs no
+// frame, so a point SELECT pays nothing here.
 void
 run_hook(COMPAT_EXECUTOR_RUN_PARAMS)
 {
+	if (query->operation == CMD_SELECT && !query->plannedstmt->hasModifyingCTE)
+	{
+		if (previous_run)
+			previous_run(COMPAT_EXECUTOR_RUN_ARGS);
+		else
+			standard_ExecutorRun(COMPAT_EXECUTOR_RUN_ARGS);
+		return;
+	}
 	RunningStatement frame;
 	push(&frame, query);
 	PG_TRY();
@@ -78,9 +70,21 @@ run_hook(COMPAT_EXECUTOR_RUN_PARAMS)
 	PG_END_TRY();
 }
 
+// Only the ModifyTable nodes of data-modifying CTEs that ExecutorRun left unfinished run
+// their updates in ExecutorFinish (ExecPostprocessPlan); the AFTER triggers it fires run
+// their statements through SPI, each in a frame of its own. Every other statement's
+// ExecutorFinish runs without a frame: updates under it, if any, are nobody's statement.
 void
 finish_hook(QueryDesc *query)
 {
+	if (query->estate == nullptr || query->estate->es_auxmodifytables == NIL)
+	{
+		if (previous_finish)
+			previous_finish(query);
+		else
+			standard_ExecutorFinish(query);
+		return;
+	}
 	RunningStatement frame;
 	push(&frame, query);
 	PG_TRY();
@@ -97,11 +101,10 @@ finish_hook(QueryDesc *query)
 	PG_END_TRY();
 }
 
-// Adds the columns every result relation of estate for rel may change. False if one of
-// them cannot say (no range table entry and no root to map from).
+// The result relations of estate for rel, in *first (the first one) and *count. False if
+// one of them cannot say what it changes (no range table entry and no root to map from).
 bool
-collect_from(List *result_relations, EState *estate, Relation rel, bool *found, Bitmapset **columns,
-			 ResultRelInfo **with_old_slot)
+find_result_relations(List *result_relations, Relation rel, ResultRelInfo **first, int *count)
 {
 	ListCell *lc;
 	foreach (lc, result_relations)
@@ -109,65 +112,22 @@ collect_from(List *result_relations, EState *estate, Relation rel, bool *found, 
 		ResultRelInfo *rri = static_cast<ResultRelInfo *>(lfirst(lc));
 		if (rri->ri_RelationDesc != rel)
 			continue;
-		if (*with_old_slot == nullptr)
-			*with_old_slot = rri;
 		if (rri->ri_RangeTableIndex == 0 && rri->ri_RootResultRelInfo == nullptr)
 			return false;
-		*found = true;
-		*columns = bms_add_members(*columns, ExecGetUpdatedCols(rri, estate));
-		*columns = bms_add_members(*columns, ExecGetExtraUpdatedCols(rri, estate));
+		if ((*count)++ == 0)
+			*first = rri;
 	}
 	return true;
 }
 
-// Computes targets for rel in the statement's memory.
-void
-compute_targets(EState *estate, Relation rel, RelationTargets *targets)
+// The columns rri may change: its target columns and the stored generated columns that
+// depend on them; the executor's own set when there are no generated ones (no copy).
+Bitmapset *
+changed_columns(ResultRelInfo *rri, EState *estate)
 {
-	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
-	Bitmapset *result = nullptr;
-	bool found = false;
-	ResultRelInfo *rri = nullptr;
-	bool known = collect_from(estate->es_opened_result_relations, estate, rel, &found, &result, &rri) &&
-				 collect_from(estate->es_tuple_routing_result_relations, estate, rel, &found, &result, &rri) &&
-				 found;
-	MemoryContextSwitchTo(old);
-	targets->known = known;
-	targets->columns = result;
-	targets->result_rel = rri;
-}
-
-// The innermost statement's targets for rel, computed on first use; nullptr outside a
-// statement.
-RelationTargets *
-targets_for(Relation rel)
-{
-	RunningStatement *frame = innermost;
-	if (frame == nullptr || frame->query->estate == nullptr)
-		return nullptr;
-	const Oid relid = RelationGetRelid(rel);
-	if (frame->first.relid == relid)
-		return &frame->first;
-	EState *estate = frame->query->estate;
-	if (frame->first.relid == InvalidOid)
-	{
-		frame->first.relid = relid;
-		compute_targets(estate, rel, &frame->first);
-		return &frame->first;
-	}
-	if (frame->others == nullptr)
-	{
-		HASHCTL ctl;
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(RelationTargets);
-		ctl.hcxt = estate->es_query_cxt;
-		frame->others = hash_create("hotplus statement targets", 16, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	bool found;
-	auto *targets = static_cast<RelationTargets *>(hash_search(frame->others, &relid, HASH_ENTER, &found));
-	if (!found)
-		compute_targets(estate, rel, targets);
-	return targets;
+	Bitmapset *updated = ExecGetUpdatedCols(rri, estate);
+	Bitmapset *extra = ExecGetExtraUpdatedCols(rri, estate);
+	return bms_is_empty(extra) ? updated : bms_union(updated, extra);
 }
 
 } // namespace
@@ -195,31 +155,74 @@ statement_scope_init()
 bool
 statement_relation(Relation rel, StatementRelation *out)
 {
-	RelationTargets *targets = targets_for(rel);
-	if (targets == nullptr)
+	RunningStatement *frame = innermost;
+	if (frame == nullptr || frame->query->estate == nullptr)
 		return false;
-	out->targets_known = targets->known && !(rel->trigdesc != nullptr && rel->trigdesc->trig_update_before_row);
-	out->targets = targets->columns;
-	out->result_rel = targets->result_rel;
+	EState *estate = frame->query->estate;
+	// What is made here (a union, a partition's columns mapped from its root's) lives as
+	// long as the statement.
+	MemoryContext caller_context = MemoryContextSwitchTo(estate->es_query_cxt);
+	ResultRelInfo *first = nullptr;
+	int count = 0;
+	bool known = find_result_relations(estate->es_opened_result_relations, rel, &first, &count) &&
+				 find_result_relations(estate->es_tuple_routing_result_relations, rel, &first, &count) &&
+				 count > 0;
+	Bitmapset *columns = nullptr;
+	if (known && count == 1)
+		columns = changed_columns(first, estate);
+	else if (known)
+	{
+		List *const lists[] = {estate->es_opened_result_relations, estate->es_tuple_routing_result_relations};
+		for (List *list : lists)
+		{
+			ListCell *lc;
+			foreach (lc, list)
+			{
+				ResultRelInfo *rri = static_cast<ResultRelInfo *>(lfirst(lc));
+				if (rri->ri_RelationDesc == rel)
+					columns = bms_add_members(columns, changed_columns(rri, estate));
+			}
+		}
+	}
+	MemoryContextSwitchTo(caller_context);
+	out->targets_known = known && !(rel->trigdesc != nullptr && rel->trigdesc->trig_update_before_row);
+	out->targets = columns;
+	out->result_rel = first;
 	return true;
 }
+
+namespace {
+
+// slot, if it holds exactly the page tuple at otid of rel, still pinned (so its data cannot
+// change); nullptr otherwise.
+TupleTableSlot *
+pinned_page_tuple(TupleTableSlot *slot, Relation rel, ItemPointer otid)
+{
+	if (slot == nullptr || TTS_EMPTY(slot) || !TTS_IS_BUFFERTUPLE(slot))
+		return nullptr;
+	auto *bslot = reinterpret_cast<BufferHeapTupleTableSlot *>(slot);
+	if (!BufferIsValid(bslot->buffer) || bslot->base.tuple == nullptr ||
+		ItemPointerGetBlockNumberNoCheck(&bslot->base.tuple->t_self) != ItemPointerGetBlockNumberNoCheck(otid) ||
+		ItemPointerGetOffsetNumberNoCheck(&bslot->base.tuple->t_self) != ItemPointerGetOffsetNumberNoCheck(otid) ||
+		BufferGetBlockNumber(bslot->buffer) != ItemPointerGetBlockNumber(otid) ||
+		slot->tts_tableOid != RelationGetRelid(rel))
+		return nullptr;
+	return slot;
+}
+
+} // namespace
 
 TupleTableSlot *
 statement_old_version(ResultRelInfo *result_rel, Relation rel, ItemPointer otid)
 {
 	if (result_rel == nullptr)
 		return nullptr;
-	TupleTableSlot *slot = result_rel->ri_oldTupleSlot;
-	if (slot == nullptr || TTS_EMPTY(slot) || !TTS_IS_BUFFERTUPLE(slot))
-		return nullptr;
-	// Only the page tuple at otid itself, still pinned by the slot: its data cannot change.
-	auto *bslot = reinterpret_cast<BufferHeapTupleTableSlot *>(slot);
-	if (!BufferIsValid(bslot->buffer) || bslot->base.tuple == nullptr ||
-		!ItemPointerEquals(&bslot->base.tuple->t_self, otid) ||
-		BufferGetBlockNumber(bslot->buffer) != ItemPointerGetBlockNumber(otid) ||
-		slot->tts_tableOid != RelationGetRelid(rel))
-		return nullptr;
-	return slot;
+	// UPDATE and MERGE fetch the old version into the old-tuple slot; INSERT ... ON CONFLICT
+	// DO UPDATE locks the conflicting one into its own slot.
+	if (TupleTableSlot *slot = pinned_page_tuple(result_rel->ri_oldTupleSlot, rel, otid))
+		return slot;
+	return result_rel->ri_onConflict != nullptr ? pinned_page_tuple(result_rel->ri_onConflict->oc_Existing, rel, otid)
+												: nullptr;
 }
 
 } // namespace hotplus

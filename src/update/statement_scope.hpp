@@ -1,18 +1,21 @@
 // Which statement is running, for the update path.
 //
-// ExecutorRun and ExecutorFinish (data-modifying CTEs are run to completion there) push a
-// frame for their statement and pop it on every exit, so the innermost frame is the
-// statement whose plan is calling the table AM. Nested statements (triggers, functions,
-// SPI) push their own frames; a cursor's statement is only "running" inside its FETCH.
-// Updates that come from no executor (the logical replication apply worker, an extension's
-// simple_table_tuple_update()) see no frame: for them the running transaction is the scope
-// of what is "once per statement" (statement_serial()).
+// The ExecutorRun of a statement that may update (anything but a plain SELECT), and the
+// ExecutorFinish of one whose data-modifying CTEs run to completion there, push a frame for
+// their statement and pop it on every exit, so the innermost frame is the innermost running
+// statement that may update: the one whose plan calls the table AM. Nested statements
+// (triggers, functions, SPI) push their own frames; a cursor's statement is only "running"
+// inside its FETCH. Updates that come from no executor (the logical replication apply
+// worker) see no frame: for them the running transaction is the scope of what is "once per
+// statement" (statement_serial()). An update that C code makes directly (an extension's
+// simple_table_tuple_update()) under some statement's frame is not that statement's: the
+// caller tells it apart by its slot (hot_update.cpp, learn_statement()).
 //
 // Invariants:
 //  1. The frame stack only ever holds frames of live C stack frames (PG_FINALLY pops).
-//  2. statement_serial() changes whenever the innermost statement does, and, outside every
-//     statement, whenever the transaction does: a fact cached with one serial is never read
-//     in another statement or another executor-less transaction.
+//  2. statement_serial() changes whenever the innermost statement that may update does,
+//     and, outside every such statement, whenever the transaction does: a fact cached with
+//     one serial is never read in another statement or another executor-less transaction.
 #pragma once
 
 #include "am/pg.hpp"
@@ -53,8 +56,9 @@ statement_serial()
 	return current_statement_serial != 0 ? current_statement_serial : transaction_scope_serial();
 }
 
-// What the innermost running statement does to one relation, computed once per statement
-// and relation, in the statement's memory (valid while it runs).
+// What the innermost running statement does to one relation, from its executor state, in
+// the statement's memory (valid while it runs). The caller keeps what it learns for the
+// rest of the statement (hot_update.cpp, learn_statement()).
 struct StatementRelation
 {
 	// The columns it may change (its target columns plus the stored generated columns that
@@ -64,14 +68,16 @@ struct StatementRelation
 	// column).
 	bool targets_known;
 	Bitmapset *targets;
-	ResultRelInfo *result_rel; // a result relation of rel with an old-tuple slot, or nullptr
+	ResultRelInfo *result_rel; // the first result relation of rel, or nullptr
 };
 
-// False outside a statement (the logical replication apply worker's updates).
+// False outside a statement (the logical replication apply worker's updates). Walks the
+// statement's result relations: call once per statement and relation.
 bool statement_relation(Relation rel, StatementRelation *out);
 
 // The executor's own copy of the version at otid, if the running statement fetched it into
-// its result relation's old-tuple slot (UPDATE and MERGE do, to build the new version): a
+// its result relation's old-tuple slot (UPDATE and MERGE do, to build the new version) or
+// locked it into its ON CONFLICT slot (INSERT ... ON CONFLICT DO UPDATE does): a
 // buffer slot holding exactly the page tuple at otid, still pinned, so its data is the data
 // heap_update() will see. nullptr otherwise; the caller then reads otid itself.
 // result_rel: StatementRelation.result_rel of the running statement.
