@@ -32,16 +32,19 @@ REPO = os.path.dirname(HERE)
 MODES = {
     'quick': dict(rounds=3, w1_rounds=3, w1_rows=5000, w1_hash_rows=2500, w1_control_rows=25000,
                   docs_rows=5000, duration=3, tpcb_scale=2, t0_rows=100000,
-                  r_rounds=3, r_reps=3, r1_rows=1001, r2_rows=200000, r4_numeric_rows=100000),
+                  r_rounds=3, r_reps=3, r1_rows=1001, r2_rows=200000, r4_numeric_rows=100000,
+                  oltp_rounds=5, oltp_duration=3),
     'default': dict(rounds=5, w1_rounds=7, w1_rows=20000, w1_hash_rows=10000, w1_control_rows=100000,
                     docs_rows=20000, duration=7, tpcb_scale=10, t0_rows=1000000,
-                    r_rounds=5, r_reps=5, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000),
+                    r_rounds=5, r_reps=5, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000,
+                    oltp_rounds=11, oltp_duration=5),
     'full': dict(rounds=5, w1_rounds=7, w1_rows=100000, w1_hash_rows=50000, w1_control_rows=500000,
                  docs_rows=100000, duration=30, tpcb_scale=50, t0_rows=10000000,
-                 r_rounds=7, r_reps=7, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000),
+                 r_rounds=7, r_reps=7, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000,
+                 oltp_rounds=21, oltp_duration=10),
 }
 
-DEFAULT_WORKLOADS = 'w1,w2,w3,w4,w5'
+DEFAULT_WORKLOADS = 'w1,w2,w3,w4,w5,w6'
 READ_WORKLOADS = 'r1,r2,r2t,r3,r4,r5,r6'  # opt-in: --workloads r1,r2,r2t,r3,r4,r5,r6
 
 CLIENTS = 2  # pgbench -c 2 -j 2 on this 2-core machine
@@ -342,8 +345,9 @@ class Bench:
         db.close()
 
     # -- pgbench helpers ---------------------------------------------------------------
-    def pgbench(self, dbname, script=None, builtin=None, defines=None, duration=None, options=None):
-        cmd = ['pgbench', '-n', '-M', 'prepared', '-c', str(CLIENTS), '-j', str(CLIENTS),
+    def pgbench(self, dbname, script=None, builtin=None, defines=None, duration=None, options=None,
+                clients=CLIENTS):
+        cmd = ['pgbench', '-n', '-M', 'prepared', '-c', str(clients), '-j', str(clients),
                '-T', str(duration or self.p['duration'])]
         for k, v in (defines or {}).items():
             cmd += ['-D', f'{k}={v}']
@@ -481,6 +485,65 @@ class Bench:
                                 position=pos + 1, metric='tps', **res)
                     log(f'{which} round {r + 1} {size:5s} {variant:8s} {float(res["value"]):9.0f} TPS '
                         f'hot {res["hot_upd"]}/{res["upd"]} wal {res["wal_bytes"] / max(res["ops"], 1):.0f} B/txn')
+        db.close()
+
+    # -- workload 6: the OLTP shape of a third-party benchmark, where nothing can gain ------
+    # A table like sysbench's: id primary key, k indexed, c char(120), pad char(60); one-row
+    # prepared statements (an unindexed update, an indexed one, a point select) and a
+    # 10-statement transaction of them; 1 and 2 clients. hotheap decides exactly as heap here
+    # (c and pad are toastable, so every update of c is compared and checked; k is an index
+    # key, so its update is settled by StoredColumnBlockers): what remains is the cost of
+    # checking. Many short paired rounds, TPS and server CPU per transaction.
+    OLTP_ROWS = 20000
+    OLTP_SCRIPTS = {
+        'update c': "\\set id random(1, :rows)\nUPDATE {t} SET c = md5(:id::text) || repeat('c', 88) WHERE id = :id;\n",
+        'update k': '\\set id random(1, :rows)\nUPDATE {t} SET k = k + 1 WHERE id = :id;\n',
+        'select c': '\\set id random(1, :rows)\nSELECT c FROM {t} WHERE id = :id;\n',
+        'mix of 10': ('\\set a random(1, :rows)\n\\set b random(1, :rows)\n\\set c random(1, :rows)\n'
+                      '\\set d random(1, :rows)\nBEGIN;\n'
+                      'SELECT c FROM {t} WHERE id = :a;\nSELECT c FROM {t} WHERE id = :b;\n'
+                      'SELECT c FROM {t} WHERE id = :c;\nSELECT c FROM {t} WHERE id = :d;\n'
+                      "UPDATE {t} SET c = md5(:a::text) || repeat('c', 88) WHERE id = :a;\n"
+                      "UPDATE {t} SET c = md5(:b::text) || repeat('d', 88) WHERE id = :b;\n"
+                      "UPDATE {t} SET c = md5(:c::text) || repeat('e', 88) WHERE id = :c;\n"
+                      "UPDATE {t} SET c = md5(:d::text) || repeat('f', 88) WHERE id = :d;\n"
+                      'UPDATE {t} SET k = k + 1 WHERE id = :a;\nUPDATE {t} SET k = k + 1 WHERE id = :c;\n'
+                      'COMMIT;\n'),
+    }
+
+    def oltp_setup(self, db):
+        if 'oltp' in self.meta:
+            return
+        n = self.OLTP_ROWS
+        for am in ('heap', 'hotheap'):
+            t = f'ol_{am}'
+            db.x(f'DROP TABLE IF EXISTS {t}')
+            db.x(f'CREATE TABLE {t} (id int PRIMARY KEY, k int NOT NULL, c char(120), pad char(60)) '
+                 f'USING {am} WITH (autovacuum_enabled = false)')
+            db.x(f"INSERT INTO {t} SELECT g, g % 1000, md5(g::text) || repeat('x', 88), repeat('p', 60) "
+                 f'FROM generate_series(1, {n}) g')
+            db.x(f'CREATE INDEX {t}_k ON {t} (k)')
+            db.x(f'VACUUM ANALYZE {t}')
+        self.meta['oltp'] = dict(rows=n, scripts=self.OLTP_SCRIPTS)
+
+    def workload_w6(self):
+        db = DB('bench')
+        self.oltp_setup(db)
+        for r in range(self.p['oltp_rounds']):
+            for case, body in self.OLTP_SCRIPTS.items():
+                for clients in (1, 2):
+                    for pos, am in enumerate(order_for(r, ['heap', 'hotheap'])):
+                        t = f'ol_{am}'
+                        res = self.timed_pgbench(db, 'bench', [t], 0, script=body.format(t=t),
+                                                 defines={'rows': self.OLTP_ROWS},
+                                                 duration=self.p['oltp_duration'], clients=clients)
+                        self.record(workload='w6', case=f'{case}, {clients} client{"s" if clients > 1 else ""}',
+                                    variant=am, am=am, round=r + 1, position=pos + 1, metric='tps', **res)
+                        log(f'w6 round {r + 1} {case:10s} {clients} {am:8s} {float(res["value"]):9.0f} TPS '
+                            f'cpu {float(res["cpu_ms"]) * 1000 / max(res["ops"], 1):.1f} us/txn')
+            # The tables keep growing dead versions: vacuum between rounds so both stay alike.
+            db.x('VACUUM ol_heap')
+            db.x('VACUUM ol_hotheap')
         db.close()
 
     # -- workload 4: TPC-B-like --------------------------------------------------------
@@ -1036,6 +1099,8 @@ class Bench:
                 self.workload_docs(w)
             elif w == 'w4':
                 self.workload4()
+            elif w == 'w6':
+                self.workload_w6()
             elif w == 'w5':
                 self.workload5()
             elif w in ('r1', 'r2', 'r2t'):

@@ -78,14 +78,15 @@ class Cluster:
                         '-U', 'postgres', '-d', 'postgres'], input=text, text=True, check=True,
                        stdout=subprocess.DEVNULL)
 
-    def instructions(self, statements, settings=(), keep=None):
+    def instructions(self, statements, settings=(), keep=None, events=False):
         """Total instructions of a single-user backend that runs the statements (one per line,
-        each its own transaction). keep: a path to keep the callgrind profile at."""
+        each its own transaction). keep: a path to keep the callgrind profile at. events: with
+        callgrind's cache simulation, a dict of every event's total (Ir, D1mr, DLmr...)."""
         out = os.path.join(self.dir, 'callgrind.out')
         # Line numbers only in kept profiles (callgrind_annotate shows the lines' costs).
         cmd = ['valgrind', '--tool=callgrind', f'--callgrind-out-file={out}',
                f'--dump-line={"yes" if keep else "no"}',
-               '--compress-strings=no', '--quiet',
+               '--compress-strings=no', '--quiet'] + (['--cache-sim=yes'] if events else []) + [
                f'{self.bindir}/postgres', '--single', '-D', self.data, '-c', 'fsync=off']
         for s in settings:
             cmd += ['-c', s]
@@ -94,15 +95,19 @@ class Cluster:
                              capture_output=True)
         if run.returncode != 0 or 'ERROR' in run.stdout or 'ERROR' in run.stderr:
             raise SystemExit(f'single-user run failed:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}')
+        names = None
         with open(out) as f:
             for line in f:
-                m = re.match(r'(summary|totals): (\d+)', line)
+                if line.startswith('events:'):
+                    names = line.split()[1:]
+                m = re.match(r'(summary|totals): (\d+(?: \d+)*)', line)
                 if m:
                     if keep:
                         shutil.move(out, keep)
                     else:
                         os.unlink(out)
-                    return int(m.group(2))
+                    totals = [int(x) for x in m.group(2).split()]
+                    return dict(zip(names or ['Ir'], totals)) if events else totals[0]
         raise SystemExit('no instruction total in the callgrind output')
 
     def cleanup(self):
@@ -164,12 +169,49 @@ def docs_tables(cluster, sizes, rows):
     cluster.sql('\n'.join(sql))
 
 
-def per_unit(cluster, statements_for, units, settings=(), keep=None):
+def per_unit(cluster, statements_for, units, settings=(), keep=None, events=False):
     """keep: a path prefix; the two runs' profiles are kept as PREFIX.1 and PREFIX.2
-    (bench/profile_units.py shows each function's cost per unit from them)."""
-    one = cluster.instructions(statements_for(1, units), settings, keep and f'{keep}.1')
-    two = cluster.instructions(statements_for(2, 2 * units), settings, keep and f'{keep}.2')
+    (bench/profile_units.py shows each function's cost per unit from them). events: a dict of
+    every cache-simulation event per unit instead of the instructions."""
+    one = cluster.instructions(statements_for(1, units), settings, keep and f'{keep}.1', events)
+    two = cluster.instructions(statements_for(2, 2 * units), settings, keep and f'{keep}.2', events)
+    if events:
+        return {k: (two[k] - one[k]) / units for k in one}
     return (two - one) / units
+
+
+def oltp_tables(cluster, rows):
+    """bench.py's workload 6 table (ol), two identical copies per access method."""
+    sql = []
+    for am in ('heap', 'hotheap'):
+        for scale in (1, 2):
+            t = f'ol_{am}_{scale}'
+            sql.append(f'CREATE TABLE {t} (id int PRIMARY KEY, k int NOT NULL, c char(120), pad char(60)) '
+                       f'USING {am};')
+            sql.append(f"INSERT INTO {t} SELECT g, g % 1000, md5(g::text) || repeat('x', 88), repeat('p', 60) "
+                       f'FROM generate_series(1, {rows}) g;')
+            sql.append(f'CREATE INDEX ON {t} (k);')
+    cluster.sql('\n'.join(sql))
+
+
+# Workload 6's statements, one unit each (prepared): $1 an id (each unit another row).
+OLTP_UNITS = {
+    'update c': ["PREPARE u(int) AS UPDATE {t} SET c = md5($1::text) || repeat('c', 88) WHERE id = $1"],
+    'update k': ['PREPARE u(int) AS UPDATE {t} SET k = k + 1 WHERE id = $1'],
+    'select c': ['PREPARE u(int) AS SELECT c FROM {t} WHERE id = $1'],
+    'mix of 10': ['PREPARE s(int) AS SELECT c FROM {t} WHERE id = $1',
+                  "PREPARE c(int) AS UPDATE {t} SET c = md5($1::text) || repeat('c', 88) WHERE id = $1",
+                  'PREPARE k(int) AS UPDATE {t} SET k = k + 1 WHERE id = $1'],
+}
+
+
+def oltp_unit(case, i, n):
+    """The statements of unit i of a session of n units (ids spread over the table)."""
+    ids = [(i * 7919 + j * 104729) % (2 * n) + 1 for j in range(4)]
+    if case != 'mix of 10':
+        return [f'EXECUTE u({ids[0]})']
+    return (['BEGIN'] + [f'EXECUTE s({x})' for x in ids] + [f'EXECUTE c({x})' for x in ids] +
+            [f'EXECUTE k({ids[0]})', f'EXECUTE k({ids[2]})', 'COMMIT'])
 
 
 def main():
@@ -191,6 +233,12 @@ def main():
     ap.add_argument('--verify-sample-rate', type=float, default=1.0,
                     help='hotplus.verify_sample_rate for the verify variant (a random draw '
                     'per update: below 1 the count varies between runs)')
+    ap.add_argument('--oltp', type=int, default=0, metavar='N',
+                    help="workload 6's statements (bench.py), N units per session (0: none); "
+                    'a unit is one statement, or one 10-statement transaction for the mix')
+    ap.add_argument('--cache-sim', action='store_true',
+                    help='with --oltp: also count data cache misses (callgrind --cache-sim=yes: '
+                    'D1mr/D1mw first-level, DLmr/DLmw last-level, per statement)')
     ap.add_argument('--keep-profiles', metavar='DIR',
                     help='keep the callgrind profiles here, as CASE_AM.1/.2 and SIZE_VARIANT.1/.2 '
                     '(bench/profile_units.py)')
@@ -216,6 +264,8 @@ def main():
         cluster.sql(f"UPDATE pg_catalog.pg_proc SET probin = '{lib}' WHERE probin = '$libdir/hotplus';")
         w1_tables(cluster, cases, args.w1_rows)
         docs_tables(cluster, sizes, 2 * args.docs_updates)
+        if args.oltp:
+            oltp_tables(cluster, max(20000, 2 * args.oltp))
         cluster.sql('VACUUM ANALYZE; CHECKPOINT;')
         cluster.stop()
         with open(lib, 'rb') as f:
@@ -243,6 +293,33 @@ def main():
                 lines.append(f'| {label} | `{set_clause}` | {cost["heap"]:.0f} | '
                              f'{cost["hotheap"]:.0f} | {change:+.1f}% |')
                 print(lines[-1], flush=True)
+            lines.append('')
+        if args.oltp:
+            lines += [f'Workload 6 (the OLTP shape), per statement ({args.oltp} and {2 * args.oltp} '
+                      'units per session; the mix: per 10-statement transaction):', '',
+                      '| case | heap instr | hotheap instr | change |' +
+                      (' heap D1 misses | hotheap D1 misses | heap LL misses | hotheap LL misses |'
+                       if args.cache_sim else ''),
+                      '|---|---|---|---|' + ('---|---|---|---|' if args.cache_sim else '')]
+            for case, prepares in OLTP_UNITS.items():
+                cost = {}
+                for am in ('heap', 'hotheap'):
+                    def statements(scale, n, am=am, case=case, prepares=prepares):
+                        t = f'ol_{am}_{scale}'
+                        return [p.format(t=t) for p in prepares] + [
+                            s for i in range(n) for s in oltp_unit(case, i, n)]
+                    cost[am] = per_unit(cluster, statements, args.oltp, keep=profile(f'oltp_{case}_{am}'),
+                                        events=args.cache_sim)
+                ir = {am: c['Ir'] if args.cache_sim else c for am, c in cost.items()}
+                row = (f"| {case} | {ir['heap']:.0f} | {ir['hotheap']:.0f} | "
+                       f"{(ir['hotheap'] / ir['heap'] - 1) * 100:+.2f}% |")
+                if args.cache_sim:
+                    miss = {am: (c.get('D1mr', 0) + c.get('D1mw', 0), c.get('DLmr', 0) + c.get('DLmw', 0))
+                            for am, c in cost.items()}
+                    row += (f" {miss['heap'][0]:.1f} | {miss['hotheap'][0]:.1f} | {miss['heap'][1]:.2f} | "
+                            f"{miss['hotheap'][1]:.2f} |")
+                lines.append(row)
+                print(row, flush=True)
             lines.append('')
         for size in sizes:
             cost = {}
