@@ -7,6 +7,9 @@
 #   build         build warning-free against that server and install into it
 #   regress       pg_regress suite (sql/, expected/) on a throwaway cluster
 #   isolation     isolation tester specs (specs/, expected/) on a throwaway cluster
+#   direct-update the test module test/modules/direct_update, built warning-free and
+#                 installed into that server, and its pg_regress test: C code updating a table
+#                 (simple_table_tuple_update()) while a statement updates it is compared in full
 #   differential  randomized hotheap-vs-heap differential test, fixed seeds
 #   read-differential  randomized read path test: random schemas and queries, identical
 #                 results with hotplus.read_path on and off (test/differential/readtest.py)
@@ -33,8 +36,8 @@
 #   bash scripts/test.sh 15 17 18 ...     # any of 15 (Debian's), 15-cassert, 17, 18, 18-cassert, 19
 #   bash scripts/test.sh 18-cassert:discard   # the debug_discard_caches runs only (make deep)
 #
-# A target followed by ":core" runs only build, regress, isolation, differential,
-# read-differential, function-results and server-log; ":discard" only build, the
+# A target followed by ":core" runs only build, regress, isolation, direct-update,
+# differential, read-differential, function-results and server-log; ":discard" only build, the
 # debug_discard_caches suites (discard-*) and server-log. 15-cassert:core is in the default list because
 # PostgreSQL 15 has code of its own (the read path evaluates the executor's expressions,
 # compiled for a virtual slot, on heap rows) that only an assert-enabled 15 checks: it
@@ -182,11 +185,12 @@ fi
 ((inside)) || host_checks
 
 # --- pg_regress / isolation: count from the runner's own summary ---------------------
-regress_suite() { # name diffs make-variables... : one pg_regress-style suite on a throwaway
-	# cluster, in the target's copy of the tree ($build_dir; diffs relative to it)
-	local name=$1 diffs=$build_dir/$2 file=$log_dir/$1.log rc total fails
+regress_suite_in() { # dir name diffs make-variables... : one pg_regress-style suite on a
+	# throwaway cluster, run by "make installcheck" in dir (diffs relative to it)
+	local dir=$1 name=$2 diffs=$1/$3 file=$log_dir/$2.log rc total fails
+	shift
 	rm -f "$diffs"
-	cluster "$name" make -C "$build_dir" installcheck "${@:3}" >"$file" 2>&1
+	cluster "$name" make -C "$dir" installcheck "${@:3}" >"$file" 2>&1
 	rc=$?
 	grep -E '^(test | +[a-z_]+ +\.\.\.|(ok|not ok) +[0-9]+ | *(# )?All | *(# )?[0-9]+ of )' "$file" || true
 	# pg_regress 15 centres its summary (" All 17 tests passed. "); 16+ prints TAP
@@ -206,6 +210,29 @@ regress_suite() { # name diffs make-variables... : one pg_regress-style suite on
 		head -200 "$diffs"
 	fi
 	[ -f "$diffs" ] && cp "$diffs" "$log_dir/$name.diffs"
+}
+regress_suite() { # name diffs make-variables... : in the target's copy of the tree ($build_dir)
+	regress_suite_in "$build_dir" "$@"
+}
+
+# The test module test/modules/direct_update (not part of the extension), built warning-free
+# in the target's copy of the tree and installed into the target's server, then its
+# pg_regress test: C code that updates a table with simple_table_tuple_update() while a
+# statement updating the same table runs is not given the statement's target columns
+# (src/README.md D8c).
+direct_update_suite() {
+	local dir=$build_dir/test/modules/direct_update file=$log_dir/direct-update-build.log
+	if ! make -C "$dir" >"$file" 2>&1 || ! make -C "$dir" install >>"$file" 2>&1; then
+		tail -20 "$file"
+		record direct-update 0 1
+		return
+	fi
+	if grep -q 'warning:' "$file"; then
+		grep 'warning:' "$file"
+		record direct-update 0 1
+		return
+	fi
+	regress_suite_in "$dir" direct-update regression.diffs
 }
 
 tap_suite() { # name log-dir files... : TAP files (scripts/tap.sh), counted from prove's summary
@@ -322,6 +349,9 @@ run_target() { # target[:core|:discard]
 	fi
 	if ls specs/*.spec >/dev/null 2>&1; then
 		regress_suite isolation output_iso/regression.diffs REGRESS=
+	fi
+	if [ -d test/modules/direct_update ]; then
+		direct_update_suite
 	fi
 
 	# Fixed seeds, so CI is repeatable; scripts/soak.sh runs random seeds for as long as you like.
