@@ -46,6 +46,65 @@ def as_owner(cmd):
     return (['runuser', '-u', 'postgres', '--'] + cmd) if os.geteuid() == 0 else cmd
 
 
+def rdtscp_offsets(binary):
+    """File offsets of the RDTSCP instructions in an ELF executable (objdump, readelf)."""
+    dis = subprocess.run(['objdump', '-d', '--no-show-raw-insn', binary], capture_output=True,
+                         text=True, check=True).stdout
+    vaddrs = [int(m.group(1), 16) for m in re.finditer(r'^\s*([0-9a-f]+):\s+rdtscp\b', dis, re.M)]
+    segments = []
+    for line in subprocess.run(['readelf', '-lW', binary], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        f = line.split()
+        if f and f[0] == 'LOAD':
+            segments.append((int(f[1], 16), int(f[2], 16), int(f[4], 16)))  # offset, vaddr, filesz
+    return [off + v - va for v in vaddrs for off, va, size in segments if va <= v < va + size]
+
+
+def valgrind_runnable_backend(bindir, pg_config, workdir):
+    """The postgres executable to run under Valgrind, and a note for the report. PostgreSQL 19
+    calibrates its TSC clock at startup with RDTSCP, whatever timing_clock_source says;
+    Valgrind's CPU claims the instruction but cannot run it on a host that lacks it (a virtual
+    machine's CPU often does), and the backend dies with SIGILL. On such a host the backend
+    measured is a private copy in which each RDTSCP (0f 01 f9) is replaced by RDTSC; NOP
+    (0f 31 90): the same counter in EDX:EAX, ECX (the processor id) left as it was. Nothing
+    else changes, and the clock is not read on the measured path."""
+    postgres = os.path.join(bindir, 'postgres')
+    if ' rdtscp ' in open('/proc/cpuinfo').read().replace('\n', ' ') + ' ':
+        return postgres, None
+    offsets = rdtscp_offsets(postgres)
+    if not offsets:
+        return postgres, None
+    # The copy must find the installation's other directories by its own path, as PostgreSQL
+    # computes them relative to the executable: mirror the layout under workdir.
+    root = os.path.join(workdir, 'install')
+    copy = root + postgres
+    os.makedirs(os.path.dirname(copy), exist_ok=True)
+    for opt in ('--sharedir', '--pkglibdir', '--libdir', '--localedir'):
+        target = subprocess.check_output([pg_config, opt], text=True).strip()
+        if os.path.isdir(target) and not os.path.lexists(root + target):
+            os.makedirs(os.path.dirname(root + target), exist_ok=True)
+            os.symlink(target, root + target)
+    shutil.copy(postgres, copy)
+    replace_rdtscp(copy, offsets)
+    os.chmod(workdir, 0o755)
+    return copy, (f'the backend measured is a private copy of `{postgres}` with its {len(offsets)} RDTSCP '
+                  'instructions replaced by RDTSC, and so is hotplus.so (this host lacks RDTSCP, which '
+                  'Valgrind then cannot run; PostgreSQL 19 executes it at startup, and its '
+                  '`INSTR_TIME_SET_CURRENT` in hotplus\'s sampled check time)')
+
+
+def replace_rdtscp(path, offsets=None):
+    """Replaces each RDTSCP of the ELF file at path by RDTSC; NOP, in place."""
+    offsets = rdtscp_offsets(path) if offsets is None else offsets
+    data = bytearray(open(path, 'rb').read())
+    for off in offsets:
+        if data[off:off + 3] != b'\x0f\x01\xf9':
+            raise SystemExit(f'{path}: no RDTSCP at file offset {off:#x}')
+        data[off:off + 3] = b'\x0f\x31\x90'
+    with open(path, 'wb') as f:
+        f.write(data)
+
+
 class Cluster:
     def __init__(self, pg_config):
         self.bindir = subprocess.check_output([pg_config, '--bindir'], text=True).strip()
@@ -55,6 +114,7 @@ class Cluster:
         os.chmod(self.dir, 0o755)
         if os.geteuid() == 0:
             shutil.chown(self.dir, 'postgres')
+        self.backend, self.backend_note = valgrind_runnable_backend(self.bindir, pg_config, self.dir)
         self.data = os.path.join(self.dir, 'data')
         subprocess.run(as_owner([f'{self.bindir}/initdb', '-D', self.data, '-U', 'postgres',
                                  '-A', 'trust', '--no-sync']),
@@ -87,7 +147,7 @@ class Cluster:
         cmd = ['valgrind', '--tool=callgrind', f'--callgrind-out-file={out}',
                f'--dump-line={"yes" if keep else "no"}',
                '--compress-strings=no', '--quiet'] + (['--cache-sim=yes'] if events else []) + [
-               f'{self.bindir}/postgres', '--single', '-D', self.data, '-c', 'fsync=off']
+               self.backend, '--single', '-D', self.data, '-c', 'fsync=off']
         for s in settings:
             cmd += ['-c', s]
         cmd.append('postgres')
@@ -261,6 +321,10 @@ def main():
         lib = os.path.join(cluster.dir, 'hotplus.so')
         shutil.copy(os.path.abspath(args.lib) if args.lib else os.path.join(cluster.pkglibdir, 'hotplus.so'), lib)
         os.chmod(lib, 0o755)
+        with open(lib, 'rb') as f:
+            sha = hashlib.sha256(f.read()).hexdigest()[:12]
+        if cluster.backend_note:
+            replace_rdtscp(lib)
         cluster.sql(f"UPDATE pg_catalog.pg_proc SET probin = '{lib}' WHERE probin = '$libdir/hotplus';")
         w1_tables(cluster, cases, args.w1_rows)
         docs_tables(cluster, sizes, 2 * args.docs_updates)
@@ -268,12 +332,12 @@ def main():
             oltp_tables(cluster, max(20000, 2 * args.oltp))
         cluster.sql('VACUUM ANALYZE; CHECKPOINT;')
         cluster.stop()
-        with open(lib, 'rb') as f:
-            sha = hashlib.sha256(f.read()).hexdigest()[:12]
         lines += [f'# Instructions per update (callgrind), heap vs hotheap', '',
                   f'- server: {cluster.version}; hotplus.so: {args.lib or "the installed one"} (a private '
                   f'copy, sha256 {sha})',
                   f'- command: `{" ".join(sys.argv)}`', '']
+        if cluster.backend_note:
+            lines.insert(-1, f'- {cluster.backend_note}')
         if cases:
             if args.w1_one_row:
                 lines += ['Workload 1 as one-row UPDATEs (`WHERE id = $1`, prepared, one per transaction):', '']

@@ -149,7 +149,7 @@ classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *ne
 				return selftest_active() ? core::ColumnChange::ImageEqual : core::ColumnChange::Changed;
 			if (VARATT_IS_SHORT(o) == VARATT_IS_SHORT(n))
 				return core::ColumnChange::Same; // byte for byte: what datumIsEqual() says
-			info->statement_unequal_fetches[att] = -1;
+			info->columns[att].unequal_fetches = -1;
 			return core::ColumnChange::ImageEqual;
 		}
 	}
@@ -160,7 +160,7 @@ classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *ne
 	// Never fetch or decompress when the raw sizes already differ.
 	if (toast_raw_datum_size(old_value) != toast_raw_datum_size(new_value))
 		return core::ColumnChange::Changed;
-	int *unequal_fetches = &info->statement_unequal_fetches[att];
+	int *unequal_fetches = &info->columns[att].unequal_fetches;
 	if (*unequal_fetches >= kUnequalFetchesBeforeGivingUp)
 		return core::ColumnChange::Changed;
 
@@ -265,7 +265,7 @@ evaluation_slot(RelationInfo *info, int side, TupleTableSlot *source)
 	TupleDesc desc = eval->tts_tupleDescriptor;
 	for (AttrNumber att = 1; att <= info->natts; att++)
 	{
-		const bool wanted = att <= info->max_expression_input && info->is_expression_input[att];
+		const bool wanted = att <= info->max_expression_input && info->columns[att].expression_input;
 		if (!wanted || source->tts_isnull[att - 1])
 		{
 			eval->tts_values[att - 1] = (Datum) 0;
@@ -412,7 +412,7 @@ with_old_datums(const RelationInfo *info, TupleTableSlot *old_slot, TupleTableSl
 	for (int i = 0; i < info->nstatement_compared; i++)
 	{
 		const AttrNumber att = info->statement_compared[i];
-		if (info->reuse[att])
+		if (info->columns[att].reuse)
 			values[att - 1] = old_slot->tts_values[att - 1];
 	}
 	MemoryContext old = MemoryContextSwitchTo(slot->tts_mcxt);
@@ -461,7 +461,7 @@ remember_written(const RelationInfo *info, TupleTableSlot *slot, int *n, AttrNum
 	for (int i = 0; i < info->nstatement_compared; i++)
 	{
 		const AttrNumber att = info->statement_compared[i];
-		if (info->reuse[att])
+		if (info->columns[att].reuse)
 		{
 			atts[*n] = att;
 			written[(*n)++] = datumCopy(slot->tts_values[att - 1], false, -1);
@@ -506,16 +506,16 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	{
 		const AttrNumber att = info->statement_compared[i];
 		core::ColumnChange change = classify_column(info, old_slot, a.slot, att);
-		info->reuse[att] = false;
+		info->columns[att].reuse = false;
 		if (change == core::ColumnChange::ImageEqual && settings.reuse_toast &&
-			info->is_toastable[att] && reuse_keeps_stored_bytes(old_slot->tts_values[att - 1]))
+			info->columns[att].toastable && reuse_keeps_stored_bytes(old_slot->tts_values[att - 1]))
 		{
-			info->reuse[att] = true;
+			info->columns[att].reuse = true;
 			f->toast_reused++;
-			f->index_input_reused |= info->is_index_input[att];
+			f->index_input_reused |= info->columns[att].index_input;
 			change = core::ColumnChange::Same; // it will be, as stored
 		}
-		if (info->is_index_input[att] && change != core::ColumnChange::Same)
+		if (info->columns[att].index_input && change != core::ColumnChange::Same)
 			f->index_input_differs = true;
 		info->core->changes.set(att, change);
 	}
@@ -719,7 +719,7 @@ learn_statement(RelationInfo *info, Relation rel, TupleTableSlot *slot)
 		(known && !bms_equal(statement.targets, info->learned_targets)))
 		learn_targets(info, known, statement.targets);
 	for (int i = 0; i < info->nstatement_compared; i++)
-		info->statement_unequal_fetches[info->statement_compared[i]] = 0;
+		info->columns[info->statement_compared[i]].unequal_fetches = 0;
 	info->statement_result_rel = statement.result_rel;
 	// An update in a slot that is not the statement's is learned again at the next update,
 	// which may be the statement's own.

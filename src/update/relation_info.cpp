@@ -159,13 +159,11 @@ describe_columns(Relation rel, RelationInfo *info)
 	info->desc = desc;
 	const int natts = desc->natts;
 	info->natts = natts;
-	info->is_toastable = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
-	info->is_index_input = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
-	info->is_expression_input = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
+	info->columns = static_cast<ColumnFacts *>(palloc0(sizeof(ColumnFacts) * (natts + 1)));
 	for (int att = 1; att <= natts; att++)
 	{
 		Form_pg_attribute attr = TupleDescAttr(desc, att - 1);
-		info->is_toastable[att] =
+		info->columns[att].toastable =
 			!attr->attisdropped && attr->attlen == -1 && attr->attstorage != TYPSTORAGE_PLAIN;
 	}
 }
@@ -272,7 +270,7 @@ build_shapes(RelationInfo *info, const IndexFacts *facts, const int *flags)
 	// A column read through a part is read by the expression all the same.
 	auto mark_read = [info, natts](AttrNumber input) {
 		AttrNumber att = input > natts ? info->parts.parts[input - natts - 1].column : input;
-		info->is_index_input[att] = info->is_expression_input[att] = true;
+		info->columns[att].index_input = info->columns[att].expression_input = true;
 	};
 	static_assert(std::is_trivially_destructible_v<decltype(mark_read)>); // an ERROR may unwind this frame
 	for (int i = 0; core_ok && i < info->nindexes; i++)
@@ -280,7 +278,7 @@ build_shapes(RelationInfo *info, const IndexFacts *facts, const int *flags)
 		int nexpr = inputs_to_array(facts[i].expression_inputs, facts[i].expression_parts, natts, expr_cols);
 		int npred = inputs_to_array(facts[i].predicate_inputs, facts[i].predicate_parts, natts, pred_cols);
 		for (int k = 0; k < facts[i].nstored; k++)
-			info->is_index_input[facts[i].stored[k]] = true;
+			info->columns[facts[i].stored[k]].index_input = true;
 		for (int k = 0; k < nexpr; k++)
 			mark_read(expr_cols[k]);
 		for (int k = 0; k < npred; k++)
@@ -310,8 +308,8 @@ choose_compared_columns(RelationInfo *info)
 	info->compared = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
 	for (int att = 1; att <= natts; att++)
 	{
-		any_toastable |= info->is_toastable[att];
-		if (info->is_toastable[att] || info->is_index_input[att])
+		any_toastable |= info->columns[att].toastable;
+		if (info->columns[att].toastable || info->columns[att].index_input)
 		{
 			info->compared[info->ncompared++] = att;
 			info->max_compared = att;
@@ -329,7 +327,7 @@ compare_with_stock_bitmap(Relation rel, RelationInfo *info)
 	const int natts = info->natts;
 	Bitmapset *inputs = nullptr;
 	for (int att = 1; att <= natts; att++)
-		if (info->is_index_input[att])
+		if (info->columns[att].index_input)
 			inputs = bms_add_member(inputs, att - FirstLowInvalidHeapAttributeNumber);
 	Bitmapset *stock = RelationGetIndexAttrBitmap(rel, kCompatHotBlockingKind);
 	info->stock_blocks_more = !bms_is_subset(stock, inputs);
@@ -360,17 +358,15 @@ make_update_state(RelationInfo *info)
 
 	info->max_expression_input = 0;
 	for (int att = 1; att <= natts; att++)
-		if (info->is_expression_input[att])
+		if (info->columns[att].expression_input)
 			info->max_expression_input = att;
 	for (int side = 0; side < 2; side++)
 	{
 		info->detoasted[side] = static_cast<Datum *>(palloc0(sizeof(Datum) * (natts + 1)));
 		info->is_detoasted[side] = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
 	}
-	info->reuse = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
 	info->statement = PG_UINT64_MAX;
 	info->statement_compared = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
-	info->statement_unequal_fetches = static_cast<int *>(palloc0(sizeof(int) * (natts + 1)));
 }
 
 RelationInfo *

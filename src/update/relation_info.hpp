@@ -51,13 +51,58 @@ struct IndexEvalInfo
 	bool *expression_typbyval;	 // index's storage type
 };
 
+// One column's facts and per-update state, indexed by attribute number, all columns in one
+// array (one or two cache lines for most tables: an update reads several per column).
+struct ColumnFacts
+{
+	bool toastable;
+	bool index_input;
+	bool expression_input; // read by some expression or predicate
+	// Per update: the old stored datum goes into the new version. Written for every column
+	// of statement_compared before it is read, read for no other.
+	bool reuse;
+	// Per statement: how many of its values the statement had to fetch or decompress to
+	// compare, all found different; -1 once one was equal (hot_update.cpp, D8b).
+	int unequal_fetches;
+};
+
+// The fields every update reads come first, so that a one-row statement (whose parse and
+// plan have evicted the entry from the CPU's first-level cache) misses on few cache lines.
 struct RelationInfo
 {
 	Oid relid;
 	bool valid;		// cleared by any relcache invalidation of the relation
+	bool nothing_to_gain; // no toastable column and no expression/partial index
 	int in_use;		// updates currently using this entry
-	MemoryContext context;
 
+	// The running statement's use of the relation (statement_scope.hpp), learned at its
+	// first update here and valid while statement_serial() == statement (a serial is never
+	// reused, so a finished statement's cannot match; statement_result_rel points into the
+	// running statement's memory). Only read by an update that owns the entry (in_use).
+	uint64 statement;			  // PG_UINT64_MAX: nothing learned yet
+	// The slot its own updates of rel come in (the result relation's new-tuple slot, or its
+	// ON CONFLICT projection's); nullptr when the targets are not known. An update of rel in
+	// another slot while the statement runs (C code under its plan updating rel directly)
+	// is not the statement's: its columns are compared as if no statement were known.
+	TupleTableSlot *statement_slot;
+	TupleTableSlot *statement_conflict_slot;
+	bool statement_leaves_to_heap; // it changes no column of skip_unless_targeted
+	// It changes no column of decision_inputs: only toastable columns no index reads, whose
+	// reuse is all it can gain (hot_update.cpp, reuse_cannot_gain()).
+	bool statement_reuse_only;
+	// The targets the statement facts were derived from (learned_known false: not known,
+	// every compared column may change); a copy in the entry's context. learned: any were
+	// (the entry is zeroed when built).
+	bool learned;
+	bool learned_known;
+	AttrNumber statement_max_compared; // the last of statement_compared, 0 if none
+	int nstatement_compared;
+	AttrNumber *statement_compared; // [ncompared] the compared columns it may change
+	ResultRelInfo *statement_result_rel;
+	Bitmapset *learned_targets;
+	ColumnFacts *columns; // [natts + 1], by attribute number
+
+	MemoryContext context;
 	int natts;
 	int nindexes;
 	IndexEvalInfo *indexes; // in RelationGetIndexList() order
@@ -80,9 +125,6 @@ struct RelationInfo
 	// when those are more. A statement that targets none of them can only gain by TOAST
 	// reuse (statement_reuse_only). Same offset.
 	Bitmapset *decision_inputs;
-	bool *is_toastable;		// [natts + 1], by attribute number
-	bool *is_index_input;	// [natts + 1]
-	bool *is_expression_input; // [natts + 1] read by some expression or predicate
 
 	AttrNumber max_expression_input; // 0 if no expression or predicate reads a column
 	bool any_evaluation; // some index has an expression or a predicate
@@ -91,7 +133,6 @@ struct RelationInfo
 	// planner-prepared expressions read (inlined SQL functions, folded constants): heap may
 	// refuse HOT where no index input differs.
 	bool stock_blocks_more;
-	bool nothing_to_gain; // no toastable column and no expression/partial index
 
 	// Evaluation machinery, created once.
 	EState *estate;
@@ -104,38 +145,6 @@ struct RelationInfo
 	Datum *detoasted[2];	 // [natts + 1]
 	bool *is_detoasted[2];	 // [natts + 1]
 	bool any_detoasted[2];	 // some is_detoasted[side] entry is set
-	// Per update: the compared columns whose old stored datum goes into the new version.
-	// Written for every column of statement_compared before it is read, read for no other.
-	bool *reuse; // [natts + 1]
-
-	// The running statement's use of the relation (statement_scope.hpp), learned at its
-	// first update here and valid while statement_serial() == statement (a serial is never
-	// reused, so a finished statement's cannot match; statement_result_rel points into the
-	// running statement's memory). Only read by an update that owns the entry (in_use).
-	uint64 statement;			  // PG_UINT64_MAX: nothing learned yet
-	// The targets the statement facts below were derived from (learned_known false: not
-	// known, every compared column may change); a copy in the entry's context. learned:
-	// any were (the entry is zeroed when built).
-	bool learned;
-	bool learned_known;
-	Bitmapset *learned_targets;
-	bool statement_leaves_to_heap; // it changes no column of skip_unless_targeted
-	// It changes no column of decision_inputs: only toastable columns no index reads, whose
-	// reuse is all it can gain (hot_update.cpp, reuse_cannot_gain()).
-	bool statement_reuse_only;
-	int nstatement_compared;
-	AttrNumber *statement_compared; // [ncompared] the compared columns it may change
-	AttrNumber statement_max_compared; // the last of them, 0 if none
-	ResultRelInfo *statement_result_rel;
-	// The slot its own updates of rel come in (the result relation's new-tuple slot, or its
-	// ON CONFLICT projection's); nullptr when the targets are not known. An update of rel in
-	// another slot while the statement runs (C code under its plan updating rel directly)
-	// is not the statement's: its columns are compared as if no statement were known.
-	TupleTableSlot *statement_slot;
-	TupleTableSlot *statement_conflict_slot;
-	// Per compared column: how many of its values the statement had to fetch or decompress
-	// to compare, all found different; -1 once one was equal (hot_update.cpp, D8b).
-	int *statement_unequal_fetches; // [natts + 1]
 
 	core_bridge::CoreState *core;
 
@@ -146,6 +155,7 @@ struct RelationInfo
 	Oid *listed;
 	TupleDesc desc;
 };
+
 
 // Registers the invalidation callback; call once from _PG_init.
 void relation_info_init();
