@@ -4,6 +4,7 @@
 #
 #   bash scripts/pg19-chroot.sh                 # make it (if needed); print its directory
 #   bash scripts/pg19-chroot.sh run CMD...      # run CMD inside it, as root, /proc mounted
+#   bash scripts/pg19-chroot.sh bench-tools     # add Valgrind (bench/instructions.py on 19)
 #
 # Why a chroot: Debian's archive serves postgresql-19 only as binary packages (apt-get source
 # answers 404 for every 19 version listed), and sid's binaries need a newer libc than Debian
@@ -96,6 +97,10 @@ fi
 flock -u 9
 mount_proc
 
+if [ "${1:-}" = bench-tools ]; then # not for the tests: only the instruction counts need it
+	chroot_apt install -y valgrind binutils python3 >>"$log" 2>&1 || { tail -n 20 "$log" >&2; exit 1; }
+	exit 0
+fi
 if [ "${1:-}" = run ]; then
 	shift
 	exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \

@@ -495,6 +495,21 @@ push_side(const Side &side, List *candidates, List **exprs[], int nexprs, int *n
 	*side.input = reinterpret_cast<Plan *>(make_project_node(input, tlist, columns, names, (*next_plan_node_id)++));
 }
 
+// A node that projects (and may filter) the rows of one input, which its Vars name by
+// varno: its target list and filter are served below it.
+void
+push_below_projection(PlannedStmt *stmt, Plan *plan, Plan **input, int varno, int *next_plan_node_id)
+{
+	const bool every_row = plan->qual == NIL;
+	Side side{input, varno, (*input)->plan_rows, every_row ? (*input)->plan_rows : plan->plan_rows};
+	Collect c{stmt, *input, varno, every_row, false, NIL};
+	collect_sequence(plan->qual, &c);
+	c.conditional = !every_row;
+	collect(reinterpret_cast<Node *>(plan->targetlist), &c);
+	List **exprs[] = {&plan->targetlist, &plan->qual};
+	push_side(side, c.candidates, exprs, 2, next_plan_node_id);
+}
+
 void
 consider(PlannedStmt *stmt, Plan *plan, int *next_plan_node_id)
 {
@@ -515,33 +530,14 @@ consider(PlannedStmt *stmt, Plan *plan, int *next_plan_node_id)
 			return;
 		}
 		case T_Result:
-		{
-			if (plan->lefttree == nullptr)
-				return;
-			const bool every_row = plan->qual == NIL;
-			Side side{&plan->lefttree, OUTER_VAR, plan->lefttree->plan_rows,
-					  every_row ? plan->lefttree->plan_rows : plan->plan_rows};
-			Collect c{stmt, plan->lefttree, OUTER_VAR, every_row, false, NIL};
-			collect_sequence(plan->qual, &c);
-			c.conditional = !every_row;
-			collect(reinterpret_cast<Node *>(plan->targetlist), &c);
-			List **exprs[] = {&plan->targetlist, &plan->qual};
-			push_side(side, c.candidates, exprs, 2, next_plan_node_id);
+			if (plan->lefttree != nullptr)
+				push_below_projection(stmt, plan, &plan->lefttree, OUTER_VAR, next_plan_node_id);
 			return;
-		}
 		case T_SubqueryScan:
 		{
 			auto *subquery = reinterpret_cast<SubqueryScan *>(plan);
-			const bool every_row = plan->qual == NIL;
-			const int varno = static_cast<int>(subquery->scan.scanrelid);
-			Side side{&subquery->subplan, varno, subquery->subplan->plan_rows,
-					  every_row ? subquery->subplan->plan_rows : plan->plan_rows};
-			Collect c{stmt, subquery->subplan, varno, every_row, false, NIL};
-			collect_sequence(plan->qual, &c);
-			c.conditional = !every_row;
-			collect(reinterpret_cast<Node *>(plan->targetlist), &c);
-			List **exprs[] = {&plan->targetlist, &plan->qual};
-			push_side(side, c.candidates, exprs, 2, next_plan_node_id);
+			push_below_projection(stmt, plan, &subquery->subplan, static_cast<int>(subquery->scan.scanrelid),
+								  next_plan_node_id);
 			return;
 		}
 		case T_NestLoop:

@@ -1,6 +1,7 @@
 #include "read/project_node.hpp"
 
 #include "am/settings.hpp"
+#include "read/node_input.hpp"
 #include "read/shared_detoast.hpp"
 
 extern "C" {
@@ -101,11 +102,7 @@ rescan(CustomScanState *node)
 	auto *state = reinterpret_cast<ProjectState *>(node);
 	if (state->active)
 		shared_detoast_next_row(&state->detoast);
-	if (node->ss.ps.chgParam != nullptr)
-		UpdateChangedParamSet(state->input, node->ss.ps.chgParam);
-	// An input with changed parameters is rescanned by its next ExecProcNode.
-	if (state->input->chgParam == nullptr)
-		ExecReScan(state->input);
+	rescan_input(node, state->input);
 }
 
 void

@@ -1,6 +1,7 @@
 #include "read/read_scan.hpp"
 
 #include "read/selective_deform.hpp"
+#include "read/node_input.hpp"
 #include "read/shared_detoast.hpp"
 #include "am/settings.hpp"
 #include "stats/stats.hpp"
@@ -222,11 +223,7 @@ rescan(CustomScanState *node)
 {
 	auto *state = reinterpret_cast<ReadScanState *>(node);
 	shared_detoast_next_row(&state->detoast);
-	if (node->ss.ps.chgParam != nullptr)
-		UpdateChangedParamSet(state->scan, node->ss.ps.chgParam);
-	// A scan with changed parameters is rescanned by its next ExecProcNode.
-	if (state->scan->chgParam == nullptr)
-		ExecReScan(state->scan);
+	rescan_input(node, state->scan);
 }
 
 void
