@@ -18,8 +18,10 @@ For each seed, in its own schema (dropped when the seed passes):
     joins of every method, LATERAL, CTEs, window functions, UNION ALL, LIMIT, FOR UPDATE),
     with scan types forced at random; each runs with the read path on and off (fresh plans), and
     the rows (as text) must be equal: in order when the query orders totally, as multisets
-    otherwise. EXPLAIN (VERBOSE) with the read path on tells whether a HotheapRead node was used
-    (counted); with it off there must be none;
+    otherwise. EXPLAIN (VERBOSE) with the read path on tells whether a HotheapRead and a
+    HotheapProject node (D14b) were used (counted separately); with it off there must be
+    neither, and neither may evaluate anything over the columns of a heap table (oh, aliased
+    hx);
   - prepared statements executed 7 times with parameters (prepared again after switching), and
     once planned with the read path on and executed with it off;
   - scrollable cursors (FETCH forward/BACKWARD/ABSOLUTE/RELATIVE, MOVE), and UPDATE/DELETE
@@ -29,12 +31,14 @@ For each seed, in its own schema (dropped when the seed passes):
     SELECT ... FOR UPDATE with a qual on those columns and blocks; A commits (or rolls back);
     B's result and the final table contents must match between the copies.
 A query that fails the same way (SQLSTATE) in both modes is skipped (counted); a failure on one
-side only, a server crash or a HotheapRead node with the read path off fails the seed.
+side only, a server crash, a HotheapRead or HotheapProject node with the read path off, or one
+evaluating the heap table's columns fails the seed.
 
 Usage: readtest.py [--seeds A-B] [--verbose] [--avoid TAG,...] [--keep]
 Connection from the usual PG* environment variables (the script creates the extension and a
-role readtest_rls). Prints one line per seed ("seed N ok (...)" or "seed N FAILED ..." with
-details indented by 4 spaces), a summary line starting with "#", and a final line
+role readtest_rls). Prints one line per seed ("seed N ok (Q queries, R through HotheapRead,
+P through HotheapProject, S skipped, T s)" or "seed N FAILED (...)" with details indented by
+4 spaces), a summary line starting with "#", and a final line
 "N passed, N failed"; the exit status is non-zero when a seed failed. Replay a seed with
 --seeds S-S; --verbose adds each seed's configuration, phases, skipped and slow queries.
 --avoid leaves out what triggers a known discrepancy, to look for others behind it:
@@ -47,6 +51,7 @@ details indented by 4 spaces), a summary line starting with "#", and a final lin
                declares its result slot virtual, so the parent reads undeformed columns).
 """
 import argparse
+import json
 import random
 import sys
 import threading
@@ -348,6 +353,26 @@ class Crash(Exception):
     pass
 
 
+def heap_side_sharing(plan):
+    """What of a JSON plan the read path evaluates over columns of oh (the heap table, always
+    aliased hx): a HotheapRead node on it, or a HotheapProject node computing an expression
+    over its columns (its output is its input's, then the expressions it computes)."""
+    found = []
+
+    def walk(node):
+        kids = node.get("Plans", [])
+        provider = node.get("Custom Plan Provider")
+        if provider == "HotheapRead" and node.get("Relation Name") == "oh":
+            found.append("HotheapRead on oh")
+        if provider == "HotheapProject" and kids:
+            computed = node.get("Output", [])[len(kids[0].get("Output", [])):]
+            found.extend("HotheapProject computes " + e for e in computed if "hx." in e)
+        for k in kids:
+            walk(k)
+    walk(plan)
+    return "; ".join(found)
+
+
 def rowkey(row):
     return tuple((v is None, "" if v is None else v) for v in row)
 
@@ -383,7 +408,7 @@ class Seed:
         self.schema = "readtest_%d" % seed
         self.cur = self.conn.cursor()
         self.problems = []
-        self.nqueries = self.nread = self.nskipped = 0
+        self.nqueries = self.nread = self.nproject = self.nskipped = 0
         self.skipped_msgs = []
         self.slow = []
         self.navoided = 0
@@ -817,19 +842,32 @@ class Seed:
                 self.x(s)
 
     def explain_uses(self, sql, sets, role, what):
-        """Whether the read path's plan has a HotheapRead node; checks the plan without it has none."""
+        """Whether the read path's plan has a HotheapRead node (and in self.last_project, whether it
+        has a HotheapProject node); checks the plan without it has neither, and that nothing is
+        evaluated through the read path on the side of the heap table oh (always aliased hx)."""
+        heap_side = " oh hx" in sql
+
         def run():
             self.x("SET hotplus.read_path = on")
             on = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) " + sql)
+            js = self.fetch("EXPLAIN (VERBOSE, COSTS OFF, FORMAT JSON) " + sql) if heap_side else None
             self.x("SET hotplus.read_path = off")
             off = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) " + sql)
-            return on, off
-        on, off = self.with_sets(sets, role, run)
+            return on, off, js
+        on, off, js = self.with_sets(sets, role, run)
         self.last_plan = [r[0] for r in on] if isinstance(on, list) else []
-        if isinstance(off, list) and any("HotheapRead" in r[0] for r in off):
-            self.problem("%s: a HotheapRead node in a plan made with hotplus.read_path = off" % what, sql,
-                         "\n".join(r[0] for r in off))
-        return isinstance(on, list) and any("HotheapRead" in r[0] for r in on)
+        if isinstance(off, list):
+            nodes = [n for n in ("HotheapRead", "HotheapProject") if any(n in r[0] for r in off)]
+            if nodes:
+                self.problem("%s: a %s node in a plan made with hotplus.read_path = off" % (what, " and a ".join(nodes)),
+                             sql, "\n".join(r[0] for r in off))
+        if isinstance(js, list):
+            bad = heap_side_sharing(json.loads(js[0][0])[0]["Plan"])
+            if bad:
+                self.problem("%s: the read path evaluates the heap table's columns (%s)" % (what, bad), sql,
+                             "\n".join(self.last_plan))
+        self.last_project = any("HotheapProject" in line for line in self.last_plan)
+        return any("HotheapRead" in line for line in self.last_plan)
 
     def avoided_plan(self, lines):
         """The tag of a known discrepancy the plan shows, when --avoid names it (noproj: a HotheapRead
@@ -865,6 +903,7 @@ class Seed:
     def run_query(self, sql, ordered, sets, role):
         t0 = time.time()
         used = self.explain_uses(sql, sets, role, "query")
+        project = self.last_project
         if self.avoided_plan(self.last_plan):
             return
 
@@ -876,6 +915,7 @@ class Seed:
             return res
         res = self.with_sets(sets, role, run)
         self.nread += used
+        self.nproject += project
         desc = "query%s%s" % (" [%s]" % ", ".join("%s=%s" % kv for kv in sets) if sets else "",
                               " as %s" % RLS_ROLE if role else "")
         self.compare(desc, sql, res["on"], res["off"], ordered)
@@ -944,14 +984,17 @@ class Seed:
             if mode == "on" and switch_after is None:
                 # The plan the later executions used (generic after five custom ones).
                 r = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE %s%s" % (name, params[-1]))
-                out.append(isinstance(r, list) and any("HotheapRead" in x[0] for x in r))
+                out.append((isinstance(r, list) and any("HotheapRead" in x[0] for x in r),
+                            isinstance(r, list) and any("HotheapProject" in x[0] for x in r)))
             self.x("DEALLOCATE ALL")
             return out
 
         def run():
             return run_mode("on"), run_mode("off"), run_mode("on", rng.randint(1, 6))
         on, off, mixed = self.with_sets(sets, False, run)
-        self.nread += on.pop()
+        used, project = on.pop()
+        self.nread += used
+        self.nproject += project
         ok = True
         for i, p in enumerate(params):
             sql = "PREPARE %s(%s) AS %s; EXECUTE %s%s (execution %d)" % (name, ", ".join(ptypes), body, name, p, i + 1)
@@ -995,6 +1038,7 @@ class Seed:
         sets = self.scan_sets()
         decl = "DECLARE c %sCURSOR %sFOR %s" % ("SCROLL " if scroll else "NO SCROLL ", "WITH HOLD " if hold else "", q)
         used = self.explain_uses(q, sets, False, "cursor")
+        project = self.last_project
         if self.avoided_plan(self.last_plan):
             return
 
@@ -1024,6 +1068,7 @@ class Seed:
             return res
         res = self.with_sets(sets, False, run)
         self.nread += used
+        self.nproject += project
         self.nqueries += 1
         on, off = res["on"], res["off"]
         if len(on) != len(off):
@@ -1095,6 +1140,7 @@ class Seed:
                                                            " FOR UPDATE" if forupd else "")
             if mode == "on":
                 self.nread += self.explain_uses(q, [], False, "WHERE CURRENT OF cursor")
+                self.nproject += self.last_project
             self.x("SET hotplus.read_path = %s" % mode)
             out = []
             self.x("BEGIN")
@@ -1180,6 +1226,7 @@ class Seed:
             if mode == "on":
                 self.x("SET hotplus.read_path = on")
                 self.nread += self.explain_uses(sb, [], False, "EvalPlanQual statement")
+                self.nproject += self.last_project
             self.conn_b.commit()
             box = {}
 
@@ -1329,7 +1376,7 @@ def main():
     prepare_database()
     conns = (connect(), connect(autocommit=False), connect(autocommit=False))
     passed = failed = 0
-    total_q = total_read = total_skip = seeds_read = 0
+    total_q = total_read = total_project = total_skip = seeds_read = seeds_project = 0
     for seed in range(lo, hi + 1):
         t0 = time.time()
         s = Seed(conns, seed, args)
@@ -1362,10 +1409,12 @@ def main():
                 c.rollback()
         total_q += s.nqueries
         total_read += s.nread
+        total_project += s.nproject
         total_skip += s.nskipped
         seeds_read += s.nread > 0
-        info = "%d queries, %d through HotheapRead, %d skipped, %.1fs" % (s.nqueries, s.nread, s.nskipped,
-                                                                          time.time() - t0)
+        seeds_project += s.nproject > 0
+        info = "%d queries, %d through HotheapRead, %d through HotheapProject, %d skipped, %.1fs" % (
+            s.nqueries, s.nread, s.nproject, s.nskipped, time.time() - t0)
         if s.navoided:
             info += ", %d left out (--avoid)" % s.navoided
         if problems:
@@ -1394,9 +1443,11 @@ def main():
             for m in s.slow:
                 print("    slow: " + m)
         sys.stdout.flush()
-    print("# %d queries, %d through HotheapRead (%.0f%%), %d skipped (%.1f%%); %d of %d seeds used HotheapRead"
-          % (total_q, total_read, 100.0 * total_read / max(1, total_q), total_skip,
-             100.0 * total_skip / max(1, total_q), seeds_read, passed + failed))
+    print("# %d queries, %d through HotheapRead (%.0f%%), %d through HotheapProject (%.0f%%), %d skipped (%.1f%%); "
+          "%d of %d seeds used HotheapRead, %d used HotheapProject"
+          % (total_q, total_read, 100.0 * total_read / max(1, total_q), total_project,
+             100.0 * total_project / max(1, total_q), total_skip, 100.0 * total_skip / max(1, total_q), seeds_read,
+             passed + failed, seeds_project))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
