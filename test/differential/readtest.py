@@ -43,13 +43,14 @@ For each seed, in its own schema (dropped when the seed passes):
         o per outer row, its first rows, jsonb_each_text of the column);
       - subquery scans (LIMIT, DISTINCT ON) read by their projection, their filter, a
         set-returning function above; ORDER BY, DISTINCT ON and GROUP BY expressions;
-    sometimes with work_mem = 64kB (sorts, hashes and joins spilling below the node), and with
-    parallel query forced in a few queries of seeds without it. Expressions that raise an error
-    on some rows ((big->>'n')::int, a jsonpath .double(), get_byte(b, 40), trim_array, 10 /
-    arr[2], sqrt, ln, numeric::int, decode(t, 'hex')) appear where heap evaluates them only on
-    rows where they do not fail: inside CASE, in a filtered aggregate, in a join's output list
-    on the side its quals restrict, in a window's CASE, in a subquery scan with a filter (and
-    rarely unguarded, where both modes fail). EXPLAIN (VERBOSE) with the read path on tells
+    sometimes with work_mem = 64kB (sorts, hashes and joins spilling below the node), a sample
+    scan (TABLESAMPLE ... REPEATABLE) or a TID range scan below it, and with parallel query
+    forced in a few queries of seeds without it. Expressions that raise an error on some rows
+    ((big->>'n')::int, a jsonpath .double(), get_byte(b, 40), trim_array, 10 / arr[2], sqrt,
+    ln, numeric::int, decode(t, 'hex')) appear where heap evaluates them only on rows where
+    they do not fail: inside CASE, in a filtered aggregate, in a join's output list on the side
+    its quals restrict, in a window's CASE, in a subquery scan with a filter (and rarely
+    unguarded, where both modes fail). EXPLAIN (VERBOSE) with the read path on tells
     whether a HotheapRead and a HotheapProject node were used (counted separately); with it
     off there must be neither, and neither may evaluate anything over oh's columns;
   - prepared statements executed 7 times with parameters (prepared again after switching), and
@@ -84,6 +85,7 @@ P through HotheapProject, S skipped, T s)" or "seed N FAILED (...)" with details
 import argparse
 import json
 import random
+import re
 import sys
 import threading
 import time
@@ -972,7 +974,12 @@ class Seed:
         return g.replace("$C", C), e.replace("$C", C)
 
     def where(self, alias, cols, p=0.75):
-        return " WHERE " + self.pred(alias, cols) if self.rng.random() < p else ""
+        rng = self.rng
+        if rng.random() < 0.05:
+            # A TID range scan below the node.
+            return " WHERE %s.ctid < '(%d,0)'" % (alias, rng.randint(2, 60)) + (
+                " AND " + self.pred(alias, cols) if rng.random() < p else "")
+        return " WHERE " + self.pred(alias, cols) if rng.random() < p else ""
 
     def aggregate(self, C, kind, idk):
         """An aggregate over column C (idk: the input's unique key, for ORDER BY inside)."""
@@ -1066,6 +1073,10 @@ class Seed:
             shape = rng.choice(["agg", "agg", "agg", "join", "join", "join", "window", "window", "sublist", "union",
                                 "cte", "lateral", "subscan", "orderby"])
             sql, ordered, sets = getattr(self, "q_" + shape)(tname, cols, c)
+            if rng.random() < 0.06:
+                # A sample scan below the node (the same rows in both modes: REPEATABLE).
+                sql = re.sub(r"FROM %s t(?=[ ,)]|$)" % tname, "FROM %s t TABLESAMPLE %s (%d) REPEATABLE (%d)" % (
+                    tname, rng.choice(["BERNOULLI", "SYSTEM"]), rng.choice([30, 60, 90]), rng.randrange(100)), sql, 1)
             if ordered or not cursor:
                 sets = self.scan_sets() + sets
                 if rng.random() < 0.15:
@@ -1148,7 +1159,8 @@ class Seed:
             return "SELECT t.id, %s FROM %s t%s ORDER BY t.id" % (", ".join(ta), tname, w), True, sets
         lock = " FOR UPDATE OF t" if tname == "t" and jt in ("JOIN", "LEFT JOIN") and rng.random() < 0.1 else ""
         return ("SELECT t.id, %s.id, %s, %s FROM %s t %s %s ON %s%s ORDER BY t.id, %s.id%s"
-                % (oa, ", ".join(ta), ", ".join(oe), tname, jt, other, " AND ".join(quals), where, oa, lock), True, sets)
+                % (oa, ", ".join(ta), ", ".join(oe), tname, jt, other, " AND ".join(quals), where, oa, lock),
+                True, sets)
 
     def q_window(self, tname, cols, c):
         """Window functions partitioned by an expression of the column, with functions of it as
@@ -1197,7 +1209,8 @@ class Seed:
                 % (al, al, tbl, al, al),
                 "(SELECT count(*) FROM %s %s WHERE %s.x = t.k_int AND %s.big->>'b' <> 'b%d' AND %s.big ? 'a')"
                 % (tbl, al, al, al, rng.randrange(7), al),
-                "(SELECT md5(string_agg(md5(%s.y) || length(%s.y), ',' ORDER BY %s.id)) FROM %s %s WHERE %s.x = t.k_int)"
+                "(SELECT md5(string_agg(md5(%s.y) || length(%s.y), ',' ORDER BY %s.id)) FROM %s %s "
+                "WHERE %s.x = t.k_int)"
                 % (al, al, al, tbl, al, al),
                 "ARRAY(SELECT (%s.big->>'k') || (%s.big->>'b') FROM %s %s WHERE %s.x = t.k_int ORDER BY %s.id LIMIT 3)"
                 % (al, al, tbl, al, al, al),
@@ -1218,7 +1231,7 @@ class Seed:
         u = self.unsafe(C, k)
         if u:
             subs.append("(SELECT CASE WHEN %s THEN %s END)" % u)
-        sel = self.some(REP, C, k, rng.randint(1, 2)) + rng.sample(subs, rng.randint(1, 3))
+        sel = self.some(REP, C, k, rng.randint(1, 2)) + rng.sample(subs, min(len(subs), rng.randint(1, 3)))
         where = self.where("t", cols, 0.5)
         where = (where + " AND " if where else " WHERE ") + "t.id %% %d = %d" % (m, rng.randrange(m))
         return "SELECT t.id, %s FROM %s t%s ORDER BY t.id" % (", ".join(sel), tname, where), True, []
@@ -1234,7 +1247,8 @@ class Seed:
                 oc = "big" if k == "jsonb" else "y"
                 vk = "jsonb" if k == "jsonb" else "text"
                 others = ["SELECT %s.x, %s.id + 100000, %s.%s FROM %s %s" % (al, al, al, oc, tb, al)
-                          for tb, al in rng.choice([[("o", "o")], [("o", "o")], [("oh", "hx")], [("o", "o"), ("oh", "hx")]])]
+                          for tb, al in rng.choice([[("o", "o")], [("o", "o")], [("oh", "hx")],
+                                                    [("o", "o"), ("oh", "hx")]])]
             else:
                 vk = k
                 others = ["SELECT t.k_int, t.id + 100000, %s FROM %s t WHERE t.id %% 3 = 0" % (C, tname)]
@@ -1247,9 +1261,10 @@ class Seed:
             # Expressions over a UNION ALL's column: a Result projects above the Append.
             tb, al = rng.choice([("o", "o"), ("o", "o"), ("oh", "hx")])
             oc, vk = ("big", "jsonb") if k == "jsonb" else ("y", "text")
-            return ("SELECT u.id, %s FROM (SELECT t.id, %s AS v FROM %s t%s UNION ALL SELECT %s.id + 100000, %s.%s FROM "
-                    "%s %s) u ORDER BY u.id" % (", ".join(self.some(REP, "u.v", vk, rng.randint(2, 4))), C, tname,
-                                               self.where("t", cols, 0.5), al, al, oc, tb, al), True, [])
+            sel = self.some(REP, "u.v", vk, rng.randint(2, 4))
+            return ("SELECT u.id, %s FROM (SELECT t.id, %s AS v FROM %s t%s UNION ALL "
+                    "SELECT %s.id + 100000, %s.%s FROM %s %s) u ORDER BY u.id"
+                    % (", ".join(sel), C, tname, self.where("t", cols, 0.5), al, al, oc, tb, al), True, [])
         branches = []
         for i in range(rng.randint(2, 3)):
             r = rng.randrange(4) if i else 0
@@ -1286,8 +1301,8 @@ class Seed:
         head = "WITH w AS %s(%s) " % (mat, body)
         form = rng.choice(["list", "agg", "join", "self"])
         if form == "list":
-            return (head + "SELECT w.id, w.e1, %s FROM w ORDER BY w.id" % ", ".join(self.some(REP, "w.v", k, rng.randint(2, 3))),
-                    True, [])
+            sel = self.some(REP, "w.v", k, rng.randint(2, 3))
+            return head + "SELECT w.id, w.e1, %s FROM w ORDER BY w.id" % ", ".join(sel), True, []
         if form == "agg":
             aggs = ["count(*)"] + [self.aggregate("w.v", k, "w.id") for _ in range(rng.randint(2, 4))]
             return (head + "SELECT w.k_int, %s FROM w GROUP BY 1 ORDER BY 1" % ", ".join(aggs), True,
@@ -1315,7 +1330,8 @@ class Seed:
         if r == 4:
             # Aggregates over a LIMIT subquery, for every outer row with new parameters.
             oc, okind = rng.choice([("s.b", "jsonb"), ("s.y", "text")])
-            aggs = ["count(*) AS c"] + ["%s AS a%d" % (self.aggregate(oc, okind, "s.id"), i) for i in range(rng.randint(2, 3))]
+            aggs = ["count(*) AS c"] + ["%s AS a%d" % (self.aggregate(oc, okind, "s.id"), i)
+                                        for i in range(rng.randint(2, 3))]
             return ("SELECT t.id%s, l.* FROM %s t CROSS JOIN LATERAL (SELECT %s FROM (SELECT %s.id, %s.big AS b, %s.y "
                     "FROM %s %s WHERE %s.x = t.k_int ORDER BY %s.id LIMIT %d) s) l%s ORDER BY t.id"
                     % (sel, tname, ", ".join(aggs), al, al, al, tb, al, al, al, rng.randint(1, 5), where), True,
@@ -1343,8 +1359,8 @@ class Seed:
             inner = ", ".join("%s AS l%d" % (e, i) for i, e in enumerate(self.some(REP, C, k, 2)))
             if u:
                 inner += ", CASE WHEN %s THEN %s END AS lu" % u
-            return ("SELECT t.id%s, l.* FROM %s t LEFT JOIN LATERAL (SELECT %s FROM %s %s WHERE %s.id = t.id) l ON true%s "
-                    "ORDER BY t.id" % (sel, tname, inner, tb, al, al, where), True, self.join_sets())
+            return ("SELECT t.id%s, l.* FROM %s t LEFT JOIN LATERAL (SELECT %s FROM %s %s WHERE %s.id = t.id) l "
+                    "ON true%s ORDER BY t.id" % (sel, tname, inner, tb, al, al, where), True, self.join_sets())
         return ("SELECT t.id%s, l.key, l.value FROM %s t, LATERAL jsonb_each_text(%s) l WHERE l.key IN ('a', 'b', 'k', "
                 "'n', 'f3')%s ORDER BY t.id, l.key" % (sel, tname, C, where.replace(" WHERE ", " AND ", 1)), True, [])
 
