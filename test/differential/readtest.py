@@ -29,13 +29,15 @@ For each seed, in its own schema (dropped when the seed passes):
         join, a UNION ALL of t, o and oh, a LIMIT or DISTINCT ON subquery, a window subquery,
         a CTE, and a LATERAL LIMIT subquery rescanned per outer row;
       - joins of t (or its partitioned / inheritance copy) with o (hotheap), oh (heap, always
-        aliased hx) or itself: inner, left, right, full, EXISTS and NOT EXISTS; hash, merge or
-        nested loop forced with enable_* (memoize, material off at times), calls over both
-        sides in the output list and in the join quals; sometimes FOR UPDATE OF t;
+        aliased hx) or itself: inner, left, right, full, EXISTS and NOT EXISTS; hash, merge
+        (more often: its inner side is marked and restored) or nested loop forced with enable_*
+        (memoize, material off at times), calls over both sides in the output list and in the
+        join quals; sometimes FOR UPDATE OF t;
       - window functions partitioned by an expression of the column, with functions of it as
         arguments and in the window ORDER BY;
-      - subqueries in the select list (correlated aggregates over o / oh, over a LIMIT subquery
-        rescanned with new parameters, over the same table, reading the outer row's column);
+      - subqueries in the select list (correlated aggregates over o / oh, over a LIMIT or a
+        hashed DISTINCT subquery rescanned with new parameters, over the same table, reading
+        the outer row's column);
       - UNION / UNION ALL / INTERSECT / EXCEPT branches over t, o and oh, and expressions over
         a UNION ALL's column (a Result above the Append);
       - CTEs MATERIALIZED, NOT MATERIALIZED and neither (listed, aggregated, joined with o or
@@ -1071,14 +1073,15 @@ class Seed:
             return None
         role = not cursor and self.rls and tname == "t" and rng.random() < 0.35
         for _ in range(5):
-            shape = rng.choice(["agg", "agg", "agg", "join", "join", "join", "window", "window", "sublist", "union",
-                                "cte", "lateral", "subscan", "orderby"])
+            shape = rng.choice(["agg", "agg", "agg", "join", "join", "join", "window", "window", "sublist", "sublist",
+                                "union", "cte", "lateral", "lateral", "subscan", "orderby"])
             sql, ordered, sets = getattr(self, "q_" + shape)(tname, cols, c)
             if rng.random() < 0.06:
                 # A sample scan below the node (the same rows in both modes: REPEATABLE).
                 sql = re.sub(r"FROM %s t(?=[ ,)]|$)" % tname, "FROM %s t TABLESAMPLE %s (%d) REPEATABLE (%d)" % (
                     tname, rng.choice(["BERNOULLI", "SYSTEM"]), rng.choice([30, 60, 90]), rng.randrange(100)), sql, count=1)
             if ordered or not cursor:
+                role = role and "FOR UPDATE" not in sql  # the role may only read
                 sets = self.scan_sets() + sets
                 if rng.random() < 0.15:
                     # Sorts, hash tables and hash joins that spill to disk below the consumer.
@@ -1153,8 +1156,10 @@ class Seed:
                 oe.append(u[1])
         # (Not enable_material = off with parallel query: a nested loop would start workers for
         # every outer row.)
-        sets = self.join_sets() + rng.choice([[], [], [("enable_memoize", "off")]] +
-                                             ([] if self.parallel else [[("enable_material", "off")]]))
+        # Merge joins more often: their inner side is marked and restored through the node.
+        sets = (self.join_sets() if rng.random() < 0.7 else [("enable_nestloop", "off"), ("enable_hashjoin", "off")])
+        sets = sets + rng.choice([[], [], [("enable_memoize", "off")]] +
+                                 ([] if self.parallel else [[("enable_material", "off")]]))
         where = self.where("t", cols, 0.6)
         if jt.endswith("EXISTS"):
             w = (where + " AND " if where else " WHERE ") + "%s (SELECT 1 FROM %s WHERE %s)" % (
@@ -1207,7 +1212,7 @@ class Seed:
         C, k = "t.%s" % c.name, c.kind
         # Few outer rows: with parallel query, a subquery's plan may start workers per outer row.
         m = max(1, self.nrows // (30 if self.parallel else 120))
-        tbl, al = rng.choice([("o", "o"), ("oh", "hx")])
+        tbl, al = rng.choice([("o", "o"), ("o", "o"), ("oh", "hx")])
         subs = ["(SELECT max(%s.big->>'b') || '/' || min(%s.big->>'k') FROM %s %s WHERE %s.x = t.k_int)"
                 % (al, al, tbl, al, al),
                 "(SELECT count(*) FROM %s %s WHERE %s.x = t.k_int AND %s.big->>'b' <> 'b%d' AND %s.big ? 'a')"
@@ -1222,12 +1227,20 @@ class Seed:
                 "(SELECT (%s)::text || (%s)::text)" % (self.one(REP, C, k), self.one(REP, C, k)),
                 "EXISTS (SELECT 1 FROM %s %s WHERE %s.x = t.k_int AND length(%s.y) > 100 AND md5(%s.y) > '8')"
                 % (tbl, al, al, al, al)]
-        if rng.random() < 0.5:
-            # An aggregate over a LIMIT subquery, run again for every outer row with new parameters.
+        sets = []
+        if rng.random() < 0.7:
+            # An aggregate over a LIMIT or DISTINCT subquery, run again for every outer row with new
+            # parameters: the node below the aggregate must pass them on (a hash aggregate keeps
+            # its table otherwise).
             subs = [x for x in subs if rng.random() < 0.3]
+            if rng.random() < 0.5:
+                inner = "SELECT %s.big AS b, %s.y FROM %s %s WHERE %s.x = t.k_int ORDER BY %s.id LIMIT 4" % (
+                    al, al, tbl, al, al, al)
+            else:
+                inner = "SELECT DISTINCT %s.big AS b, %s.y FROM %s %s WHERE %s.x = t.k_int" % (al, al, tbl, al, al)
+                sets = rng.choice([[], [("enable_sort", "off")]])
             subs.append("(SELECT max(s.b->>'b') || '/' || min(s.b->>'k') || '/' || count(DISTINCT md5(s.y)) FROM "
-                        "(SELECT %s.big AS b, %s.y FROM %s %s WHERE %s.x = t.k_int ORDER BY %s.id LIMIT 4) s)"
-                        % (al, al, tbl, al, al, al))
+                        "(%s) s)" % inner)
         if k == "jsonb":
             subs.append("(SELECT count(*) FROM %s %s WHERE %s.big->>'k' = %s->>'k' AND %s.big->>'b' = %s->>'b')"
                         % (tbl, al, al, C, al, C))
@@ -1237,7 +1250,7 @@ class Seed:
         sel = self.some(REP, C, k, rng.randint(1, 2)) + rng.sample(subs, min(len(subs), rng.randint(1, 3)))
         where = self.where("t", cols, 0.5)
         where = (where + " AND " if where else " WHERE ") + "t.id %% %d = %d" % (m, rng.randrange(m))
-        return "SELECT t.id, %s FROM %s t%s ORDER BY t.id" % (", ".join(sel), tname, where), True, []
+        return "SELECT t.id, %s FROM %s t%s ORDER BY t.id" % (", ".join(sel), tname, where), True, sets
 
     def q_union(self, tname, cols, c):
         """UNION / UNION ALL (INTERSECT, EXCEPT) branches with repeated references, over t, o and
@@ -1327,10 +1340,11 @@ class Seed:
         C, k = "t.%s" % c.name, c.kind
         where = self.where("t", cols, 0.6)
         tb, al = rng.choice([("o", "o"), ("oh", "hx")])
-        r = rng.randrange(6 if k == "jsonb" else 5)
+        r = rng.choice([0, 1, 2, 3, 4, 4] + ([5] if k == "jsonb" else []))
         outer = self.some(REP, C, k, rng.randint(0, 2))
         sel = "".join(", " + e for e in outer)
         if r == 4:
+            tb, al = rng.choice([("o", "o"), ("o", "o"), ("oh", "hx")])
             # Aggregates over a LIMIT subquery, for every outer row with new parameters.
             oc, okind = rng.choice([("s.b", "jsonb"), ("s.y", "text")])
             aggs = ["count(*) AS c"] + ["%s AS a%d" % (self.aggregate(oc, okind, "s.id"), i)
