@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Design points: D14
+# Design points: D14, D14b
 """Randomized differential test of hotplus's read path: every query with hotplus.read_path on
 and off must return exactly the same rows.
 
@@ -9,7 +9,8 @@ For each seed, in its own schema (dropped when the seed passes):
     NULLs, small values and big ones (600-key jsonb documents, md5 text that does not compress,
     repeated text that does, big arrays, bytea, long numerics); sometimes a dropped column, a
     column added with a DEFAULT (atthasmissing) and rows inserted after it, UPDATEs; btree,
-    expression and partial indexes; ANALYZE. A second hotheap table for joins and subqueries,
+    expression and partial indexes; ANALYZE. A second hotheap table o (big jsonb documents in
+    some rows, big text in others) and its heap twin oh (same rows) for joins and subqueries,
     and in some seeds a partitioned table (hotheap partitions, one with another column order),
     an inheritance tree, row-level security (queries run as a non-owner role), parallel query,
     forced JIT, forced generic plans;
@@ -18,23 +19,61 @@ For each seed, in its own schema (dropped when the seed passes):
     joins of every method, LATERAL, CTEs, window functions, UNION ALL, LIMIT, FOR UPDATE),
     with scan types forced at random; each runs with the read path on and off (fresh plans), and
     the rows (as text) must be equal: in order when the query orders totally, as multisets
-    otherwise. EXPLAIN (VERBOSE) with the read path on tells whether a HotheapRead node was used
-    (counted); with it off there must be none;
+    otherwise. About half of them are shapes of the read path above the scan (D14b): two or
+    more calls over one big toastable column (x.big->'a', x.big->>'k', md5(x.t), length(x.t),
+    get_byte(x.b, 1), x.arr[1]...; some with COLLATE) in what a plan node evaluates on a
+    scan's rows:
+      - aggregate arguments without and with FILTER, with DISTINCT and ORDER BY inside,
+        ordered-set aggregates, HAVING; grouped by expressions of the same column (or by other
+        columns, or ROLLUP); hashed or sorted (enable_hashagg, enable_sort); over one table, a
+        join, a UNION ALL of t, o and oh, a LIMIT or DISTINCT ON subquery, a window subquery,
+        a CTE, and a LATERAL LIMIT subquery rescanned per outer row;
+      - joins of t (or its partitioned / inheritance copy) with o (hotheap), oh (heap, always
+        aliased hx) or itself: inner, left, right, full, EXISTS and NOT EXISTS; hash, merge
+        (more often: its inner side is marked and restored) or nested loop forced with enable_*
+        (memoize, material off at times), calls over both sides in the output list and in the
+        join quals; sometimes FOR UPDATE OF t;
+      - window functions partitioned by an expression of the column, with functions of it as
+        arguments and in the window ORDER BY;
+      - subqueries in the select list (correlated aggregates over o / oh, over a LIMIT or a
+        hashed DISTINCT subquery rescanned with new parameters, over the same table, reading
+        the outer row's column);
+      - UNION / UNION ALL / INTERSECT / EXCEPT branches over t, o and oh, and expressions over
+        a UNION ALL's column (a Result above the Append);
+      - CTEs MATERIALIZED, NOT MATERIALIZED and neither (listed, aggregated, joined with o or
+        oh, joined with themselves); LATERAL subqueries (reading the outer column, aggregating
+        o per outer row, its first rows, jsonb_each_text of the column);
+      - subquery scans (LIMIT, DISTINCT ON) read by their projection, their filter, a
+        set-returning function above; ORDER BY, DISTINCT ON and GROUP BY expressions;
+    sometimes with work_mem = 64kB (sorts, hashes and joins spilling below the node), a sample
+    scan (TABLESAMPLE ... REPEATABLE) or a TID range scan below it, and with parallel query
+    forced in a few queries of seeds without it. Expressions that raise an error on some rows
+    ((big->>'n')::int, a jsonpath .double(), get_byte(b, 40), trim_array, 10 / arr[2], sqrt,
+    ln, numeric::int, decode(t, 'hex')) appear where heap evaluates them only on rows where
+    they do not fail: inside CASE, in a filtered aggregate, in a join's output list on the side
+    its quals restrict, in a window's CASE, in a subquery scan with a filter (and rarely
+    unguarded, where both modes fail). EXPLAIN (VERBOSE) with the read path on tells
+    whether a HotheapRead and a HotheapProject node were used (counted separately); with it
+    off there must be neither, and neither may evaluate anything over oh's columns;
   - prepared statements executed 7 times with parameters (prepared again after switching), and
-    once planned with the read path on and executed with it off;
-  - scrollable cursors (FETCH forward/BACKWARD/ABSOLUTE/RELATIVE, MOVE), and UPDATE/DELETE
+    once planned with the read path on and executed with it off; two queries of the D14b shapes
+    prepared with the read path on and executed with it on and off;
+  - scrollable cursors (FETCH forward/BACKWARD/ABSOLUTE/RELATIVE, MOVE), half of them over a
+    totally ordered query of the shapes above (through HotheapProject nodes), and UPDATE/DELETE
     WHERE CURRENT OF through plain and FOR UPDATE cursors on two identical copies of the table;
   - EvalPlanQual: session A updates rows (filter columns and big columns) and holds its locks;
     session B (read path on for one copy, off for the other) runs UPDATE/DELETE ... RETURNING or
     SELECT ... FOR UPDATE with a qual on those columns and blocks; A commits (or rolls back);
     B's result and the final table contents must match between the copies.
 A query that fails the same way (SQLSTATE) in both modes is skipped (counted); a failure on one
-side only, a server crash or a HotheapRead node with the read path off fails the seed.
+side only, a server crash, a HotheapRead or HotheapProject node with the read path off, or one
+evaluating the heap table's columns fails the seed.
 
 Usage: readtest.py [--seeds A-B] [--verbose] [--avoid TAG,...] [--keep]
 Connection from the usual PG* environment variables (the script creates the extension and a
-role readtest_rls). Prints one line per seed ("seed N ok (...)" or "seed N FAILED ..." with
-details indented by 4 spaces), a summary line starting with "#", and a final line
+role readtest_rls). Prints one line per seed ("seed N ok (Q queries, R through HotheapRead,
+P through HotheapProject, S skipped, T s)" or "seed N FAILED (...)" with details indented by
+4 spaces), a summary line starting with "#", and a final line
 "N passed, N failed"; the exit status is non-zero when a seed failed. Replay a seed with
 --seeds S-S; --verbose adds each seed's configuration, phases, skipped and slow queries.
 --avoid leaves out what triggers a known discrepancy, to look for others behind it:
@@ -47,7 +86,9 @@ details indented by 4 spaces), a summary line starting with "#", and a final lin
                declares its result slot virtual, so the parent reads undeformed columns).
 """
 import argparse
+import json
 import random
+import re
 import sys
 import threading
 import time
@@ -112,6 +153,75 @@ BOOST = {
 BOOST["varchar"] = BOOST["text"]
 PROJ["varchar"] = PROJ["text"] + ["#nullif_size pg_column_size($C::varchar(20000))", "!$C::varchar(20000)"]
 
+# The shapes of the read path above the scan (D14b): repeated references to one toastable
+# column ($C) in the expressions a plan node evaluates on a scan's rows. REP: small results
+# (select lists, aggregate arguments, join quals, sort and partition keys); KEY: few distinct
+# values (GROUP BY, PARTITION BY); NUM: integer or numeric values (sum, avg, percentiles);
+# COND: conditions (FILTER, bool_and, join quals); UNSAFE: (guard, expression) where the
+# expression raises an error on some rows and never on rows where the guard holds, for
+# conditional positions (CASE, a filtered aggregate, a join's output on its matches). The
+# guards hold for o's columns too: in the jsonb documents of t and o, 'n' is not a number
+# exactly where 'a' is null (t) or '0' (o).
+REP = {
+    "jsonb": ["$C->'a'", "$C->>'b'", "$C->>'k'", "$C->'nested'->>'x'", "$C #>> '{nested,x}'", "$C->>'f2'",
+              "$C ? 'b'", "$C ? 'f5'", "$C @> '{\"b\": \"b3\"}'", "md5($C::text)", "jsonb_typeof($C->'arr')",
+              "($C->'arr')->>1", "$C->>'n'", "length($C->>'f7')", "($C->>'a')::int", "$C->>'u'",
+              "jsonb_path_query_first($C, '$.nested.x')", "md5($C->>'f9')", "$C->'k'",
+              "($C->>'b') COLLATE \"C\""],
+    "text": ["length($C)", "md5($C)", "substr($C, 3, 6)", "left($C, 4)", "$C LIKE '%1%'", "octet_length($C)",
+             "position('ab' in $C)", "upper(left($C, 6))", "right($C, 3)", "$C > 's5'",
+             "split_part(left($C, 30), 'a', 1)", "md5($C || 'x')", "$C ~ '^s[0-9]+$'",
+             "lower(left($C COLLATE \"C\", 8))", "$C COLLATE \"C\" < 's5'"],
+    "bytea": ["length($C)", "md5($C)", "substr($C, 1, 3)", "encode(substr($C, 2, 3), 'hex')", "get_byte($C, 1)",
+              "octet_length($C)", "md5(substr($C, 3))"],
+    "intarr": ["$C[1]", "cardinality($C)", "$C @> ARRAY[2]", "array_length($C, 1)", "$C[2:3]",
+               "array_to_string($C[1:3], ',')", "3 = ANY($C)", "md5($C::text)"],
+    "numeric": ["$C + 1", "round($C)", "$C > 5", "trunc($C, 1)", "md5($C::text)", "$C % 7", "scale($C)",
+                "sign($C)"],
+}
+KEY = {
+    "jsonb": ["$C->>'k'", "$C->>'b'", "$C->'nested'->>'x'", "$C ? 'f5'", "jsonb_typeof($C->'arr')",
+              "($C->>'a')::int", "$C->>'n'"],
+    "text": ["left($C, 2)", "length($C) % 10", "$C LIKE '%1%'", "substr($C, 1, 3)", "length($C) > 100"],
+    "bytea": ["length($C) > 100", "get_byte($C, 0) % 5", "length($C) % 7"],
+    "intarr": ["$C[1]", "cardinality($C) > 10", "$C @> ARRAY[2]"],
+    "numeric": ["round($C) % 5", "$C > 100", "scale($C)"],
+}
+NUM = {
+    "jsonb": ["length($C->>'k')", "($C->>'a')::int", "length($C::text) % 1000", "length($C->>'f3')",
+              "jsonb_array_length($C->'arr')"],
+    "text": ["length($C)", "octet_length($C)", "position('a' in $C)", "length(md5($C))"],
+    "bytea": ["length($C)", "get_byte($C, 1)", "octet_length($C) % 100"],
+    "intarr": ["cardinality($C)", "$C[1]", "array_length($C, 1) % 10"],
+    "numeric": ["round($C) % 1000", "scale($C)", "trunc($C)"],
+}
+COND = {
+    "jsonb": ["$C ? 'b'", "$C->>'k' < 'k5'", "$C @> '{\"b\": \"b3\"}'", "($C->>'a')::int > 4", "$C ? 'f9'",
+              "$C->>'b' <> 'b1'"],
+    "text": ["$C LIKE '%1%'", "length($C) > 100", "left($C, 1) = 's'", "md5($C) < '8'"],
+    "bytea": ["length($C) > 20", "get_byte($C, 0) > 100", "md5($C) < '8'"],
+    "intarr": ["$C @> ARRAY[2]", "cardinality($C) > 3", "$C[1] > 4"],
+    "numeric": ["$C > 5", "round($C) % 2 = 0"],
+}
+UNSAFE = {
+    "jsonb": [("$C->>'a' <> '0'", "($C->>'n')::int"),
+              ("$C->>'a' <> '0'", "jsonb_path_query_first($C, '$.n.double()')::int")],
+    "text": [("$C ~ '^s[0-9]+$'", "substr($C, 2, 3)::int"),
+             ("$C ~ '^([0-9a-f][0-9a-f])+$'", "length(decode($C, 'hex'))")],
+    "bytea": [("length($C) > 40", "get_byte($C, 40)")],
+    "intarr": [("cardinality($C) >= 5", "cardinality(trim_array($C, 5))"), ("$C[2] <> 0", "10 / $C[2]")],
+    "numeric": [("abs($C) < 1000000", "$C::int"), ("$C >= 0", "trunc(sqrt($C))"), ("$C > 0", "trunc(ln($C), 3)")],
+}
+# Calls that raise no error whatever the value: the only ones that may move below a join (it
+# evaluates its output list and quals on its matches only).
+SAFE = {
+    "jsonb": ["$C->'a'", "$C->>'b'", "$C->>'k'", "$C #>> '{nested,x}'", "$C->>'f2'", "$C ? 'b'",
+              "$C @> '{\"b\": \"b3\"}'", "$C->>'n'", "$C->'k'", "md5($C->>'f9')", "length($C->>'f7')"],
+    "text": ["length($C)", "md5($C)", "octet_length($C)"],
+}
+for _pool in (REP, KEY, NUM, COND, UNSAFE, SAFE):
+    _pool["varchar"] = _pool["text"]
+
 
 def h(g, k):
     return "rt_h(%s, %d)" % (g, k)
@@ -142,7 +252,8 @@ class Col:
             "varchar": "left('s' || (abs(%s) %% %d), %d)" % (a, card, self.vlen or 10),
             "jsonb": ("jsonb_build_object('a', NULLIF(%s %% 10, 0), 'b', 'b' || (abs(%s) %% 7), 'k', 'k' || "
                       "(abs(%s) %% 20), 'nested', jsonb_build_object('x', abs(%s) %% 5), 'arr', "
-                      "jsonb_build_array(1, %s %% 3, 'x'))" % (a, b, a, b, a)),
+                      "jsonb_build_array(1, %s %% 3, 'x'), 'n', CASE WHEN %s %% 10 = 0 THEN 'none' "
+                      "ELSE (%s %% 100)::text END)" % (a, b, a, b, a, a, a)),
             "bytea": "decode(md5(%s::text || ':%d'), 'hex')" % (g, k),
             "intarr": "ARRAY[%s %% 10, %s %% 7, %s %% 5]" % (a, b, g),
             "date": "(date '2020-01-01' + (%s %% 1000))" % a,
@@ -348,6 +459,26 @@ class Crash(Exception):
     pass
 
 
+def heap_side_sharing(plan):
+    """What of a JSON plan the read path evaluates over columns of oh (the heap table, always
+    aliased hx): a HotheapRead node on it, or a HotheapProject node computing an expression
+    over its columns (its output is its input's, then the expressions it computes)."""
+    found = []
+
+    def walk(node):
+        kids = node.get("Plans", [])
+        provider = node.get("Custom Plan Provider")
+        if provider == "HotheapRead" and node.get("Relation Name") == "oh":
+            found.append("HotheapRead on oh")
+        if provider == "HotheapProject" and kids:
+            computed = node.get("Output", [])[len(kids[0].get("Output", [])):]
+            found.extend("HotheapProject computes " + e for e in computed if "hx." in e)
+        for k in kids:
+            walk(k)
+    walk(plan)
+    return "; ".join(found)
+
+
 def rowkey(row):
     return tuple((v is None, "" if v is None else v) for v in row)
 
@@ -383,7 +514,7 @@ class Seed:
         self.schema = "readtest_%d" % seed
         self.cur = self.conn.cursor()
         self.problems = []
-        self.nqueries = self.nread = self.nskipped = 0
+        self.nqueries = self.nread = self.nproject = self.nskipped = 0
         self.skipped_msgs = []
         self.slow = []
         self.navoided = 0
@@ -450,11 +581,15 @@ class Seed:
         self.x("INSERT INTO o SELECT g, g %% 50, g, g %% 3, 'p' || g, g, g, g, "
                "CASE WHEN g %% 4 = 0 THEN repeat('y' || g, 2000) ELSE 'y' || (g %% 9) END, g, "
                "CASE WHEN g %% 7 = 3 THEN NULL ELSE jsonb_build_object('a', g %% 10, 'b', 'b' || (g %% 7), "
-               "'k', 'k' || (g %% 20)) || CASE WHEN g %% 5 = 0 THEN (SELECT jsonb_object_agg('f' || i, md5(g::text || i)) "
+               "'k', 'k' || (g %% 20), 'n', CASE WHEN g %% 10 = 0 THEN 'none' ELSE g::text END) || CASE WHEN g %% 5 = 0 THEN (SELECT jsonb_object_agg('f' || i, md5(g::text || i)) "
                "FROM generate_series(1, 600) i) ELSE '{}' END END, 'z' || g FROM generate_series(1, %d) g" % m)
         self.x("CREATE UNIQUE INDEX o_id ON o (id)")
         self.x("CREATE INDEX o_x ON o (x)")
         self.x("ANALYZE o")
+        # Its heap twin: joined with t, the read path never shares anything on its side.
+        self.x("CREATE TABLE oh (LIKE o INCLUDING ALL) USING heap")
+        self.x("INSERT INTO oh SELECT * FROM o")
+        self.x("ANALYZE oh")
         self.tables = [("t", self.cols)]
         colnames = ", ".join(c.name for c in self.cols)
         # A partitioned table with hotheap partitions (one with another column order).
@@ -674,6 +809,10 @@ class Seed:
     def gen_query(self):
         """(sql, ordered, sets, role)"""
         rng = self.rng
+        if rng.random() < 0.5:
+            q = self.gen_query2()
+            if q:
+                return q
         tname, cols = rng.choice(self.tables) if rng.random() < 0.4 else self.tables[0]
         a = "t"
         sets = self.scan_sets()
@@ -800,6 +939,500 @@ class Seed:
                 % (a, ", ".join(exprs), tname, a, a, tname, self.pred("b", cols),
                    " AND " + self.thin(a, heavy) if heavy else "", a), True, sets, role)
 
+    # -- the read path above the scan (D14b) ----------------------------------------------------------
+    # Queries that put repeated references to one toastable column in the expressions a plan node
+    # evaluates on a hotheap scan's rows: aggregates, joins, windows, subqueries, set operations,
+    # CTEs, LATERAL, sort and group keys. A column is given as an expression ("t.c5_jsonb",
+    # "o.big", "w.v") and its kind.
+    def big_col(self, cols, kinds=REP):
+        """A toastable column for repeated references, preferably one with big values and of one
+        of kinds, or None."""
+        rng = self.rng
+        tc = [c for c in cols if c.kind in REP]
+        if rng.random() < 0.8 and any(c.kind in kinds for c in tc):
+            tc = [c for c in tc if c.kind in kinds]
+        if not tc:
+            return None
+        big = [c for c in tc if c.bigpct]
+        return rng.choice(big if big and rng.random() < 0.75 else tc)
+
+    def some(self, pool, C, kind, n):
+        """n different expressions of pool[kind] over column C."""
+        ts = pool[kind]
+        return [t.replace("$C", C) for t in self.rng.sample(ts, min(n, len(ts)))]
+
+    def join_refs(self, C, kind):
+        """References to C in a join's output list: mostly calls that may move below the join."""
+        rng = self.rng
+        if kind not in SAFE:
+            return self.some(REP, C, kind, rng.randint(1, 3))
+        return self.some(SAFE, C, kind, rng.randint(1, 3)) + self.some(REP, C, kind, rng.randint(0, 1))
+
+    def one(self, pool, C, kind):
+        return self.rng.choice(pool[kind]).replace("$C", C)
+
+    def unsafe(self, C, kind):
+        """(guard, expression that raises an error on some rows where the guard is not true)."""
+        g, e = self.rng.choice(UNSAFE[kind])
+        return g.replace("$C", C), e.replace("$C", C)
+
+    def where(self, alias, cols, p=0.75):
+        rng = self.rng
+        if rng.random() < 0.05:
+            # A TID range scan below the node.
+            return " WHERE %s.ctid < '(%d,0)'" % (alias, rng.randint(2, 60)) + (
+                " AND " + self.pred(alias, cols) if rng.random() < p else "")
+        return " WHERE " + self.pred(alias, cols) if rng.random() < p else ""
+
+    def aggregate(self, C, kind, idk):
+        """An aggregate over column C (idk: the input's unique key, for ORDER BY inside)."""
+        rng = self.rng
+        E = lambda: self.one(REP, C, kind)  # noqa: E731
+        N = lambda: self.one(NUM, C, kind)  # noqa: E731
+        B = lambda: self.one(COND, C, kind)  # noqa: E731
+        r = rng.randrange(18)
+        if r == 0:
+            return "max((%s)::text)" % E()
+        if r == 1:
+            return "min((%s)::text)" % E()
+        if r == 2:
+            return "count(DISTINCT %s)" % E()
+        if r == 3:
+            return "sum(%s)" % N()
+        if r == 4:
+            return "avg(%s)" % N()
+        if r == 5:
+            return "md5(string_agg((%s)::text, ',' ORDER BY (%s)::text, %s))" % (E(), E(), idk)
+        if r == 6:
+            e = E()
+            return "md5(string_agg(DISTINCT (%s)::text, ',' ORDER BY (%s)::text))" % (e, e)
+        if r == 7:
+            return "max((%s)::text) FILTER (WHERE %s)" % (E(), B())
+        if r == 8:
+            return "sum(%s) FILTER (WHERE %s)" % (N(), B())
+        if r == 9:
+            return "count(*) FILTER (WHERE %s)" % B()
+        if r == 10:
+            return "%s(%s)" % (rng.choice(["bool_and", "bool_or"]), B())
+        if r == 11:
+            return "md5(array_agg((%s)::text ORDER BY %s)::text)" % (E(), idk)
+        if r == 12:
+            return "mode() WITHIN GROUP (ORDER BY (%s)::text)" % E()
+        if r == 13:
+            return "percentile_disc(0.5) WITHIN GROUP (ORDER BY %s)" % N()
+        if r == 14:
+            return "count(DISTINCT %s) FILTER (WHERE %s)" % (E(), B())
+        u = self.unsafe(C, kind)
+        if u is None:
+            return "max(%s) FILTER (WHERE %s)" % (N(), B())
+        g, e = u
+        forms = ["sum(%s) FILTER (WHERE %s)" % (e, g), "max(CASE WHEN %s THEN %s END)" % (g, e),
+                 "sum(CASE WHEN %s THEN %s ELSE 0 END) FILTER (WHERE %s)" % (g, e, B()),
+                 "count(DISTINCT %s) FILTER (WHERE %s AND %s)" % (e, g, B())]
+        if rng.random() < 0.08:
+            forms.append("sum(%s)" % e)  # fails on heap too where a row fails (skipped)
+        return rng.choice(forms)
+
+    def partner(self, tname, cols, a="t"):
+        """A table to join with alias a: (from item, alias, [(column, kind)], join condition, whether
+        the condition is merge/hash joinable). o is hotheap, oh (alias hx) heap, b the same table."""
+        rng = self.rng
+        p = rng.choice(["o", "o", "oh", "self"])
+        if p == "self":
+            c2 = self.big_col(cols)
+            on, eq = rng.choice([("b.id = $A.id + 1", True), ("b.id = $A.id", True),
+                                 ("b.k_int = $A.k_int AND b.id BETWEEN $A.id AND $A.id + 3", False)])
+            return "%s b" % tname, "b", [("b.%s" % c2.name, c2.kind)], on.replace("$A", a), eq
+        al = "o" if p == "o" else "hx"
+        on = rng.choice(["$O.x = $A.k_int", "$O.id = $A.id", "$O.x = $A.k_int AND $O.id % 3 = $A.id % 3"])
+        return "%s %s" % (p, al), al, [("%s.big" % al, "jsonb"), ("%s.y" % al, "text")], \
+            on.replace("$A", a).replace("$O", al), True
+
+    def cross_qual(self, A, ak, B, bk):
+        """A join qual with references to columns of both sides."""
+        rng = self.rng
+        r = rng.randrange(4)
+        if r == 0:
+            return "(%s)::text IS DISTINCT FROM (%s)::text" % (self.one(REP, A, ak), self.one(REP, B, bk))
+        if r == 1:
+            return "length((%s)::text) + length((%s)::text) > %d" % (self.one(REP, A, ak), self.one(REP, B, bk),
+                                                                    rng.randint(0, 12))
+        if r == 2:
+            return "(%s OR %s)" % (self.one(COND, A, ak), self.one(COND, B, bk))
+        if ak == bk == "jsonb":
+            return "%s->>'%s' <> %s->>'%s'" % (A, rng.choice("bk"), B, rng.choice("bk"))
+        return "(%s) <> (%s)" % (self.one(NUM, A, ak), self.one(NUM, B, bk))
+
+    def gen_query2(self, cursor=False):
+        """(sql, ordered, sets, role) of a query of the read path above the scan, or None when the
+        table has no toastable column. For a cursor: a totally ordered one, without a role."""
+        rng = self.rng
+        tname, cols = rng.choice(self.tables) if rng.random() < 0.4 else self.tables[0]
+        c = self.big_col(cols)
+        if c is None:
+            return None
+        role = not cursor and self.rls and tname == "t" and rng.random() < 0.35
+        for _ in range(5):
+            shape = rng.choice(["agg", "agg", "agg", "join", "join", "join", "window", "window", "sublist", "sublist",
+                                "union", "cte", "lateral", "lateral", "subscan", "orderby"])
+            sql, ordered, sets = getattr(self, "q_" + shape)(tname, cols, c)
+            if rng.random() < 0.06:
+                # A sample scan below the node (the same rows in both modes: REPEATABLE).
+                sql = re.sub(r"FROM %s t(?=[ ,)]|$)" % tname, "FROM %s t TABLESAMPLE %s (%d) REPEATABLE (%d)" % (
+                    tname, rng.choice(["BERNOULLI", "SYSTEM"]), rng.choice([30, 60, 90]), rng.randrange(100)), sql, count=1)
+            if ordered or not cursor:
+                role = role and "FOR UPDATE" not in sql  # the role may only read
+                sets = self.scan_sets() + sets
+                if rng.random() < 0.15:
+                    # Sorts, hash tables and hash joins that spill to disk below the consumer.
+                    sets.append(("work_mem", "'64kB'"))
+                if not self.parallel and not cursor and rng.random() < 0.06 and ("enable_material", "off") not in sets:
+                    sets += [("max_parallel_workers_per_gather", "2"), ("parallel_setup_cost", "0"),
+                             ("parallel_tuple_cost", "0"), ("min_parallel_table_scan_size", "0")]
+                return sql, ordered, sets, role
+        return None
+
+    def q_agg(self, tname, cols, c):
+        """Aggregates (FILTER, DISTINCT, ORDER BY inside, ordered-set) over one column, grouped by
+        expressions of it or of other columns; sometimes over a join."""
+        rng = self.rng
+        C, k = "t.%s" % c.name, c.kind
+        sets = rng.choice([[], [("enable_hashagg", "off")], [("enable_hashagg", "off")], [("enable_sort", "off")]])
+        src, idk = "%s t" % tname, "t.id"
+        refs = [(C, k)]
+        keys = ["t.k_int", "t.id % 7", self.one(KEY, C, k), self.one(KEY, C, k)]
+        if rng.random() < 0.35:
+            other, oa, orefs, on, _ = self.partner(tname, cols)
+            oc = rng.choice(orefs)
+            if rng.random() < 0.4:
+                on += " AND " + self.cross_qual(C, k, oc[0], oc[1])
+            src += " %s %s ON %s" % (rng.choice(["JOIN", "JOIN", "LEFT JOIN"]), other, on)
+            idk = "t.id, %s.id" % oa
+            refs = [(C, k), oc] if rng.random() < 0.6 else [oc]
+            keys.append(self.one(KEY, oc[0], oc[1]))
+            # (Not with enable_sort = off: a merge join's sorts then lose to a disabled nested loop
+            # without Material, which with parallel query starts workers for every outer row.)
+            sets = [kv for kv in sets if kv[0] != "enable_sort"] + self.join_sets()
+        aggs = ["count(*)"] + [self.aggregate(*rng.choice(refs), idk=idk) for _ in range(rng.randint(2, 5))]
+        where = self.where("t", cols, 0.6)
+        if rng.random() < 0.12:
+            return "SELECT %s FROM %s%s" % (", ".join(aggs), src, where), True, sets
+        keys = rng.sample(keys, rng.choice([1, 1, 2]))
+        pos = ", ".join(str(i + 1) for i in range(len(keys)))
+        rollup = len(keys) == 2 and rng.random() < 0.15
+        sql = "SELECT %s, %s FROM %s%s GROUP BY %s" % (", ".join(keys), ", ".join(aggs), src, where,
+                                                       "ROLLUP (%s)" % pos if rollup else pos)
+        if rng.random() < 0.25:
+            sql += " HAVING " + rng.choice(["count(*) > 1", "%s IS NOT NULL" % self.aggregate(*refs[0], idk=idk)])
+        sql += " ORDER BY " + (pos if rng.random() < 0.7 else "%d DESC, %s" % (len(keys) + 1, pos))
+        return sql, not rollup, sets
+
+    def q_join(self, tname, cols, c):
+        """A join (hash, merge or nested loop) with repeated references on both sides in the output
+        list and the quals; where a side's expression fails on rows the join does not match, only
+        the matches evaluate it."""
+        rng = self.rng
+        c = self.big_col(cols, SAFE)
+        C, k = "t.%s" % c.name, c.kind
+        other, oa, orefs, on, eq = self.partner(tname, cols)
+        OC, ok = rng.choice(orefs)
+        jt = rng.choice(["JOIN", "JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "EXISTS", "NOT EXISTS"])
+        if jt == "FULL JOIN" and not eq:
+            jt = "JOIN"
+        quals = [on]
+        if jt != "FULL JOIN" and rng.random() < 0.5:
+            quals.append(self.cross_qual(C, k, OC, ok))
+        ta = self.join_refs(C, k)
+        oe = self.join_refs(OC, ok)
+        if jt in ("JOIN", "RIGHT JOIN") and rng.random() < 0.4:
+            u = self.unsafe(C, k)
+            if u:
+                quals.append("(%s) = (%s.id > 0)" % (u[0], oa))
+                ta.append(u[1])
+        if jt in ("JOIN", "LEFT JOIN") and rng.random() < 0.4:
+            u = self.unsafe(OC, ok)
+            if u:
+                quals.append("(%s) = (t.id > 0)" % u[0])
+                oe.append(u[1])
+        # (Not enable_material = off with parallel query: a nested loop would start workers for
+        # every outer row.)
+        # Merge joins more often: their inner side is marked and restored through the node.
+        sets = (self.join_sets() if rng.random() < 0.7 else [("enable_nestloop", "off"), ("enable_hashjoin", "off")])
+        sets = sets + rng.choice([[], [], [("enable_memoize", "off")]] +
+                                 ([] if self.parallel else [[("enable_material", "off")]]))
+        where = self.where("t", cols, 0.6)
+        if jt.endswith("EXISTS"):
+            w = (where + " AND " if where else " WHERE ") + "%s (SELECT 1 FROM %s WHERE %s)" % (
+                jt, other, " AND ".join(quals))
+            return "SELECT t.id, %s FROM %s t%s ORDER BY t.id" % (", ".join(ta), tname, w), True, sets
+        lock = " FOR UPDATE OF t" if tname == "t" and jt in ("JOIN", "LEFT JOIN") and rng.random() < 0.1 else ""
+        return ("SELECT t.id, %s.id, %s, %s FROM %s t %s %s ON %s%s ORDER BY t.id, %s.id%s"
+                % (oa, ", ".join(ta), ", ".join(oe), tname, jt, other, " AND ".join(quals), where, oa, lock),
+                True, sets)
+
+    def q_window(self, tname, cols, c):
+        """Window functions partitioned by an expression of the column, with functions of it as
+        arguments; sometimes aggregated above."""
+        rng = self.rng
+        C, k = "t.%s" % c.name, c.kind
+        where = self.where("t", cols, 0.6)
+        if rng.random() < 0.25:
+            V = "w.v"
+            aggs = ["count(*)"] + [self.aggregate(V, k, "w.id") for _ in range(rng.randint(2, 3))]
+            return ("SELECT w.g, %s FROM (SELECT t.id, t.k_int AS g, %s AS v, row_number() OVER (PARTITION BY t.k_int "
+                    "ORDER BY %s, t.id) AS rn FROM %s t%s) w WHERE w.rn <= %d GROUP BY w.g ORDER BY w.g"
+                    % (", ".join(aggs), C, self.one(KEY, C, k), tname, where, rng.randint(1, 6)), True, [])
+        P = rng.choice(["t.k_int", "t.id % 4", self.one(KEY, C, k), self.one(KEY, C, k)])
+        wins = []
+        for _ in range(rng.randint(1, 3)):
+            E, N, B = self.one(REP, C, k), self.one(NUM, C, k), self.one(COND, C, k)
+            u = self.unsafe(C, k)
+            forms = ["count(*) OVER (PARTITION BY %s)" % P,
+                     "max((%s)::text) OVER (PARTITION BY %s)" % (E, P),
+                     "sum(%s) OVER (PARTITION BY %s ORDER BY t.id)" % (N, P),
+                     "first_value((%s)::text) OVER (PARTITION BY %s ORDER BY t.id)" % (E, P),
+                     "lag((%s)::text, 1, 'none') OVER (ORDER BY t.id)" % E,
+                     "lead(%s) OVER (PARTITION BY %s ORDER BY t.id)" % (N, P),
+                     "rank() OVER (PARTITION BY %s ORDER BY (%s)::text)" % (P, E),
+                     "row_number() OVER (PARTITION BY %s ORDER BY (%s)::text, t.id)" % (P, E),
+                     "count(*) FILTER (WHERE %s) OVER (PARTITION BY %s)" % (B, P),
+                     "md5(string_agg((%s)::text, ',') OVER (PARTITION BY %s ORDER BY t.id ROWS BETWEEN 1 PRECEDING "
+                     "AND 1 FOLLOWING))" % (E, P),
+                     "ntile(3) OVER (ORDER BY %s, t.id)" % N]
+            if u:
+                forms.append("sum(CASE WHEN %s THEN %s END) OVER (PARTITION BY %s)" % (u[0], u[1], P))
+            wins.append(rng.choice(forms))
+        return ("SELECT t.id, %s, %s FROM %s t%s ORDER BY t.id"
+                % (", ".join(self.some(REP, C, k, rng.randint(1, 2))), ", ".join(wins), tname, where), True, [])
+
+    def q_sublist(self, tname, cols, c):
+        """Subqueries in the select list: over o or oh with repeated references to their columns,
+        over the same table, or reading the outer row's column several times."""
+        rng = self.rng
+        C, k = "t.%s" % c.name, c.kind
+        # Few outer rows: with parallel query, a subquery's plan may start workers per outer row.
+        m = max(1, self.nrows // (30 if self.parallel else 120))
+        tbl, al = rng.choice([("o", "o"), ("o", "o"), ("oh", "hx")])
+        subs = ["(SELECT max(%s.big->>'b') || '/' || min(%s.big->>'k') FROM %s %s WHERE %s.x = t.k_int)"
+                % (al, al, tbl, al, al),
+                "(SELECT count(*) FROM %s %s WHERE %s.x = t.k_int AND %s.big->>'b' <> 'b%d' AND %s.big ? 'a')"
+                % (tbl, al, al, al, rng.randrange(7), al),
+                "(SELECT md5(string_agg(md5(%s.y) || length(%s.y), ',' ORDER BY %s.id)) FROM %s %s "
+                "WHERE %s.x = t.k_int)"
+                % (al, al, al, tbl, al, al),
+                "ARRAY(SELECT (%s.big->>'k') || (%s.big->>'b') FROM %s %s WHERE %s.x = t.k_int ORDER BY %s.id LIMIT 3)"
+                % (al, al, tbl, al, al, al),
+                "(SELECT max((%s)::text) || min((%s)::text) FROM %s b WHERE b.id BETWEEN t.id - 2 AND t.id + 2)"
+                % (self.one(REP, "b." + c.name, k), self.one(REP, "b." + c.name, k), tname),
+                "(SELECT (%s)::text || (%s)::text)" % (self.one(REP, C, k), self.one(REP, C, k)),
+                "EXISTS (SELECT 1 FROM %s %s WHERE %s.x = t.k_int AND length(%s.y) > 100 AND md5(%s.y) > '8')"
+                % (tbl, al, al, al, al)]
+        sets = []
+        if rng.random() < 0.7:
+            # An aggregate over a LIMIT or DISTINCT subquery, run again for every outer row with new
+            # parameters: the node below the aggregate must pass them on (a hash aggregate keeps
+            # its table otherwise).
+            subs = [x for x in subs if rng.random() < 0.3]
+            if rng.random() < 0.5:
+                inner = "SELECT %s.big AS b, %s.y FROM %s %s WHERE %s.x = t.k_int ORDER BY %s.id LIMIT 4" % (
+                    al, al, tbl, al, al, al)
+            else:
+                inner = "SELECT DISTINCT %s.big AS b, %s.y FROM %s %s WHERE %s.x = t.k_int" % (al, al, tbl, al, al)
+                sets = rng.choice([[], [("enable_sort", "off")]])
+            subs.append("(SELECT max(s.b->>'b') || '/' || min(s.b->>'k') || '/' || count(DISTINCT md5(s.y)) FROM "
+                        "(%s) s)" % inner)
+        if k == "jsonb":
+            subs.append("(SELECT count(*) FROM %s %s WHERE %s.big->>'k' = %s->>'k' AND %s.big->>'b' = %s->>'b')"
+                        % (tbl, al, al, C, al, C))
+        u = self.unsafe(C, k)
+        if u:
+            subs.append("(SELECT CASE WHEN %s THEN %s END)" % u)
+        sel = self.some(REP, C, k, rng.randint(1, 2)) + rng.sample(subs, min(len(subs), rng.randint(1, 3)))
+        where = self.where("t", cols, 0.5)
+        where = (where + " AND " if where else " WHERE ") + "t.id %% %d = %d" % (m, rng.randrange(m))
+        return "SELECT t.id, %s FROM %s t%s ORDER BY t.id" % (", ".join(sel), tname, where), True, sets
+
+    def q_union(self, tname, cols, c):
+        """UNION / UNION ALL (INTERSECT, EXCEPT) branches with repeated references, over t, o and
+        oh; or aggregates over a UNION ALL of one column of several tables."""
+        rng = self.rng
+        C, k = "t.%s" % c.name, c.kind
+        if rng.random() < 0.35:
+            V = "u.v"
+            if k == "jsonb" or k in ("text", "varchar"):
+                oc = "big" if k == "jsonb" else "y"
+                vk = "jsonb" if k == "jsonb" else "text"
+                others = ["SELECT %s.x, %s.id + 100000, %s.%s FROM %s %s" % (al, al, al, oc, tb, al)
+                          for tb, al in rng.choice([[("o", "o")], [("o", "o")], [("oh", "hx")],
+                                                    [("o", "o"), ("oh", "hx")]])]
+            else:
+                vk = k
+                others = ["SELECT t.k_int, t.id + 100000, %s FROM %s t WHERE t.id %% 3 = 0" % (C, tname)]
+            branches = ["SELECT t.k_int AS g, t.id AS id, %s AS v FROM %s t%s" % (C, tname, self.where("t", cols, 0.5))]
+            aggs = ["count(*)"] + [self.aggregate(V, vk, "u.id") for _ in range(rng.randint(2, 4))]
+            return ("SELECT u.g, %s FROM (%s) u GROUP BY u.g ORDER BY u.g"
+                    % (", ".join(aggs), " UNION ALL ".join(branches + others)), True,
+                    rng.choice([[], [("enable_hashagg", "off")]]))
+        if rng.random() < 0.25 and (k == "jsonb" or k in ("text", "varchar")):
+            # Expressions over a UNION ALL's column: a Result projects above the Append.
+            tb, al = rng.choice([("o", "o"), ("o", "o"), ("oh", "hx")])
+            oc, vk = ("big", "jsonb") if k == "jsonb" else ("y", "text")
+            sel = self.some(REP, "u.v", vk, rng.randint(2, 4))
+            return ("SELECT u.id, %s FROM (SELECT t.id, %s AS v FROM %s t%s UNION ALL "
+                    "SELECT %s.id + 100000, %s.%s FROM %s %s) u ORDER BY u.id"
+                    % (", ".join(sel), C, tname, self.where("t", cols, 0.5), al, al, oc, tb, al), True, [])
+        branches = []
+        for i in range(rng.randint(2, 3)):
+            r = rng.randrange(4) if i else 0
+            if r == 0:
+                e1, e2 = self.some(REP, C, k, 2)
+                w = self.pred("t", cols) if rng.random() < 0.6 else "t.id %% 2 = %d" % (i % 2)
+                branches.append("SELECT t.id, (%s)::text, (%s)::text FROM %s t WHERE %s" % (e1, e2, tname, w))
+            elif r == 1:
+                e1, e2 = self.some(REP, C, k, 2)
+                branches.append("SELECT t.k_int + 300000, max((%s)::text), min((%s)::text) FROM %s t GROUP BY t.k_int"
+                                % (e1, e2, tname))
+            else:
+                tb, al = ("o", "o") if r == 2 else ("oh", "hx")
+                oc, okind = rng.choice([("%s.big" % al, "jsonb"), ("%s.y" % al, "text")])
+                e1, e2 = self.some(REP, oc, okind, 2)
+                branches.append("SELECT %s.id + 100000, (%s)::text, (%s)::text FROM %s %s WHERE %s.id %% 2 = %d"
+                                % (al, e1, e2, tb, al, al, i % 2))
+        ops = [rng.choice(["UNION ALL", "UNION ALL", "UNION"]) for _ in branches[1:]]
+        if len(branches) == 2 and rng.random() < 0.2:
+            ops = [rng.choice(["INTERSECT", "EXCEPT", "EXCEPT ALL"])]
+        sql = branches[0]
+        for op, b in zip(ops, branches[1:]):
+            sql += " %s %s" % (op, b)
+        return sql + " ORDER BY 1, 2, 3", True, []
+
+    def q_cte(self, tname, cols, c):
+        """A CTE (MATERIALIZED, NOT MATERIALIZED or the default) handing up the column, read several
+        times outside (listed, aggregated, joined with o or oh, joined with itself)."""
+        rng = self.rng
+        C, k = "t.%s" % c.name, c.kind
+        mat = rng.choice(["MATERIALIZED ", "NOT MATERIALIZED ", ""])
+        body = "SELECT t.id, t.k_int, %s AS v, %s AS e1 FROM %s t%s" % (C, self.one(REP, C, k), tname,
+                                                                       self.where("t", cols, 0.6))
+        head = "WITH w AS %s(%s) " % (mat, body)
+        form = rng.choice(["list", "agg", "join", "self"])
+        if form == "list":
+            sel = self.some(REP, "w.v", k, rng.randint(2, 3))
+            return head + "SELECT w.id, w.e1, %s FROM w ORDER BY w.id" % ", ".join(sel), True, []
+        if form == "agg":
+            aggs = ["count(*)"] + [self.aggregate("w.v", k, "w.id") for _ in range(rng.randint(2, 4))]
+            return (head + "SELECT w.k_int, %s FROM w GROUP BY 1 ORDER BY 1" % ", ".join(aggs), True,
+                    rng.choice([[], [("enable_hashagg", "off")]]))
+        if form == "join":
+            tb, al = rng.choice([("o", "o"), ("oh", "hx")])
+            oc, okind = rng.choice([("%s.big" % al, "jsonb"), ("%s.y" % al, "text")])
+            sel = self.some(REP, "w.v", k, rng.randint(1, 3)) + self.some(REP, oc, okind, rng.randint(1, 3))
+            return (head + "SELECT w.id, %s.id, %s FROM w JOIN %s %s ON %s.x = w.k_int ORDER BY w.id, %s.id"
+                    % (al, ", ".join(sel), tb, al, al, al), True, self.join_sets())
+        sel = self.some(REP, "a.v", k, rng.randint(1, 2)) + self.some(REP, "b.v", k, rng.randint(1, 2))
+        return (head + "SELECT a.id, b.id, %s FROM w a JOIN w b ON b.id = a.id + 1 ORDER BY a.id" % ", ".join(sel),
+                True, self.join_sets())
+
+    def q_lateral(self, tname, cols, c):
+        """LATERAL subqueries: reading the outer row's column several times, aggregating o or oh
+        per outer row, the first rows of o or oh, or a set-returning function of the column."""
+        rng = self.rng
+        C, k = "t.%s" % c.name, c.kind
+        where = self.where("t", cols, 0.6)
+        tb, al = rng.choice([("o", "o"), ("oh", "hx")])
+        r = rng.choice([0, 1, 2, 3, 4, 4] + ([5] if k == "jsonb" else []))
+        outer = self.some(REP, C, k, rng.randint(0, 2))
+        sel = "".join(", " + e for e in outer)
+        if r == 4:
+            tb, al = rng.choice([("o", "o"), ("o", "o"), ("oh", "hx")])
+            # Aggregates over a LIMIT subquery, for every outer row with new parameters.
+            oc, okind = rng.choice([("s.b", "jsonb"), ("s.y", "text")])
+            aggs = ["count(*) AS c"] + ["%s AS a%d" % (self.aggregate(oc, okind, "s.id"), i)
+                                        for i in range(rng.randint(2, 3))]
+            return ("SELECT t.id%s, l.* FROM %s t CROSS JOIN LATERAL (SELECT %s FROM (SELECT %s.id, %s.big AS b, %s.y "
+                    "FROM %s %s WHERE %s.x = t.k_int ORDER BY %s.id LIMIT %d) s) l%s ORDER BY t.id"
+                    % (sel, tname, ", ".join(aggs), al, al, al, tb, al, al, al, rng.randint(1, 5), where), True,
+                    self.join_sets())
+        if r == 0:
+            inner = ["%s AS l%d" % (e, i) for i, e in enumerate(self.some(REP, C, k, rng.randint(2, 3)))]
+            u = self.unsafe(C, k)
+            if u and rng.random() < 0.5:
+                inner.append("CASE WHEN %s THEN %s END AS lu" % u)
+            return ("SELECT t.id%s, l.* FROM %s t CROSS JOIN LATERAL (SELECT %s) l%s ORDER BY t.id"
+                    % (sel, tname, ", ".join(inner), where), True, [])
+        if r == 1:
+            extra = " AND %s->>'k' <> %s->>'k'" % (al + ".big", C) if k == "jsonb" and rng.random() < 0.5 else ""
+            return ("SELECT t.id%s, l.* FROM %s t LEFT JOIN LATERAL (SELECT count(*) AS c, max(%s.big->>'b') AS m1, "
+                    "min(%s.big->>'k') AS m2, max(md5(%s.y)) AS m3 FROM %s %s WHERE %s.x = t.k_int%s) l ON true%s "
+                    "ORDER BY t.id" % (sel, tname, al, al, al, tb, al, al, extra, where), True, self.join_sets())
+        if r == 2:
+            oc, okind = rng.choice([("%s.big" % al, "jsonb"), ("%s.y" % al, "text")])
+            inner = ", ".join("%s AS l%d" % (e, i) for i, e in enumerate(self.some(REP, oc, okind, rng.randint(2, 3))))
+            return ("SELECT t.id%s, l.* FROM %s t, LATERAL (SELECT %s.id AS oid, %s FROM %s %s WHERE %s.x = t.k_int "
+                    "ORDER BY %s.id LIMIT 2) l%s ORDER BY t.id, l.oid" % (sel, tname, al, inner, tb, al, al, al, where),
+                    True, self.join_sets())
+        if r == 3:
+            u = self.unsafe(C, k)
+            inner = ", ".join("%s AS l%d" % (e, i) for i, e in enumerate(self.some(REP, C, k, 2)))
+            if u:
+                inner += ", CASE WHEN %s THEN %s END AS lu" % u
+            return ("SELECT t.id%s, l.* FROM %s t LEFT JOIN LATERAL (SELECT %s FROM %s %s WHERE %s.id = t.id) l "
+                    "ON true%s ORDER BY t.id" % (sel, tname, inner, tb, al, al, where), True, self.join_sets())
+        return ("SELECT t.id%s, l.key, l.value FROM %s t, LATERAL jsonb_each_text(%s) l WHERE l.key IN ('a', 'b', 'k', "
+                "'n', 'f3')%s ORDER BY t.id, l.key" % (sel, tname, C, where.replace(" WHERE ", " AND ", 1)), True, [])
+
+    def q_subscan(self, tname, cols, c):
+        """A subquery that cannot be pulled up (LIMIT, DISTINCT ON) handing up the column, read
+        several times by its scan's projection, filter or aggregates above."""
+        rng = self.rng
+        C, k = "t.%s" % c.name, c.kind
+        if rng.random() < 0.3:
+            inner = "SELECT DISTINCT ON (t.k_int) t.id, t.k_int, %s AS v FROM %s t%s ORDER BY t.k_int, t.id" % (
+                C, tname, self.where("t", cols, 0.5))
+        else:
+            inner = "SELECT t.id, t.k_int, %s AS v FROM %s t%s ORDER BY t.id%s LIMIT %d OFFSET %d" % (
+                C, tname, self.where("t", cols, 0.5), rng.choice(["", " DESC"]), rng.randint(5, 300),
+                rng.randint(0, 20))
+        if rng.random() < 0.3:
+            aggs = ["count(*)"] + [self.aggregate("s.v", k, "s.id") for _ in range(rng.randint(2, 4))]
+            return "SELECT s.k_int, %s FROM (%s) s GROUP BY 1 ORDER BY 1" % (", ".join(aggs), inner), True, \
+                rng.choice([[], [("enable_hashagg", "off")]])
+        sel = self.some(REP, "s.v", k, rng.randint(2, 4))
+        where = ""
+        r = rng.random()
+        u = self.unsafe("s.v", k)
+        if r < 0.35 and u:
+            where = " WHERE " + u[0]
+            sel.append(u[1])
+        elif r < 0.6:
+            where = " WHERE " + self.one(COND, "s.v", k)
+        srf = {"jsonb": "jsonb_array_elements_text(s.v->'arr')", "intarr": "unnest(s.v[1:2])",
+               "text": "regexp_split_to_table(left(s.v, 12), 'a')"}.get("text" if k == "varchar" else k)
+        if srf and rng.random() < 0.2:
+            # A set-returning function: ProjectSet above the subquery scan.
+            return "SELECT s.id, %s, %s FROM (%s) s%s" % (srf, ", ".join(sel), inner, where), False, []
+        return "SELECT s.id, %s FROM (%s) s%s ORDER BY s.id" % (", ".join(sel), inner, where), True, []
+
+    def q_orderby(self, tname, cols, c):
+        """ORDER BY, DISTINCT ON and GROUP BY expressions of the column, with more of it listed."""
+        rng = self.rng
+        C, k = "t.%s" % c.name, c.kind
+        where = self.where("t", cols, 0.7)
+        r = rng.randrange(3)
+        if r == 0:
+            e = self.some(REP, C, k, rng.randint(1, 3))
+            keys = self.some(REP, C, k, rng.randint(1, 2))
+            return ("SELECT t.id, %s FROM %s t%s ORDER BY %s, t.id"
+                    % (", ".join(e), tname, where, ", ".join("%s%s" % (x, rng.choice(["", " DESC", " NULLS FIRST"]))
+                                                              for x in keys)), True, [])
+        if r == 1:
+            key = self.one(KEY, C, k)
+            return ("SELECT DISTINCT ON (%s) %s, t.id, %s FROM %s t%s ORDER BY %s, t.id"
+                    % (key, key, ", ".join(self.some(REP, C, k, rng.randint(1, 3))), tname, where, key), True, [])
+        keys = self.some(KEY, C, k, 2)
+        return ("SELECT %s FROM %s t%s GROUP BY 1, 2 ORDER BY 1, 2" % (", ".join(keys), tname, where), True,
+                rng.choice([[], [("enable_hashagg", "off")]]))
+
     def with_sets(self, sets, role, fn):
         pre = self.settings_sql(sets)
         if role:
@@ -817,19 +1450,32 @@ class Seed:
                 self.x(s)
 
     def explain_uses(self, sql, sets, role, what):
-        """Whether the read path's plan has a HotheapRead node; checks the plan without it has none."""
+        """Whether the read path's plan has a HotheapRead node (and in self.last_project, whether it
+        has a HotheapProject node); checks the plan without it has neither, and that nothing is
+        evaluated through the read path on the side of the heap table oh (always aliased hx)."""
+        heap_side = " oh hx" in sql
+
         def run():
             self.x("SET hotplus.read_path = on")
             on = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) " + sql)
+            js = self.fetch("EXPLAIN (VERBOSE, COSTS OFF, FORMAT JSON) " + sql) if heap_side else None
             self.x("SET hotplus.read_path = off")
             off = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) " + sql)
-            return on, off
-        on, off = self.with_sets(sets, role, run)
+            return on, off, js
+        on, off, js = self.with_sets(sets, role, run)
         self.last_plan = [r[0] for r in on] if isinstance(on, list) else []
-        if isinstance(off, list) and any("HotheapRead" in r[0] for r in off):
-            self.problem("%s: a HotheapRead node in a plan made with hotplus.read_path = off" % what, sql,
-                         "\n".join(r[0] for r in off))
-        return isinstance(on, list) and any("HotheapRead" in r[0] for r in on)
+        if isinstance(off, list):
+            nodes = [n for n in ("HotheapRead", "HotheapProject") if any(n in r[0] for r in off)]
+            if nodes:
+                self.problem("%s: a %s node in a plan made with hotplus.read_path = off" % (what, " and a ".join(nodes)),
+                             sql, "\n".join(r[0] for r in off))
+        if isinstance(js, list):
+            bad = heap_side_sharing(json.loads(js[0][0])[0]["Plan"])
+            if bad:
+                self.problem("%s: the read path evaluates the heap table's columns (%s)" % (what, bad), sql,
+                             "\n".join(self.last_plan))
+        self.last_project = any("HotheapProject" in line for line in self.last_plan)
+        return any("HotheapRead" in line for line in self.last_plan)
 
     def avoided_plan(self, lines):
         """The tag of a known discrepancy the plan shows, when --avoid names it (noproj: a HotheapRead
@@ -865,6 +1511,7 @@ class Seed:
     def run_query(self, sql, ordered, sets, role):
         t0 = time.time()
         used = self.explain_uses(sql, sets, role, "query")
+        project = self.last_project
         if self.avoided_plan(self.last_plan):
             return
 
@@ -876,6 +1523,7 @@ class Seed:
             return res
         res = self.with_sets(sets, role, run)
         self.nread += used
+        self.nproject += project
         desc = "query%s%s" % (" [%s]" % ", ".join("%s=%s" % kv for kv in sets) if sets else "",
                               " as %s" % RLS_ROLE if role else "")
         self.compare(desc, sql, res["on"], res["off"], ordered)
@@ -944,14 +1592,17 @@ class Seed:
             if mode == "on" and switch_after is None:
                 # The plan the later executions used (generic after five custom ones).
                 r = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE %s%s" % (name, params[-1]))
-                out.append(isinstance(r, list) and any("HotheapRead" in x[0] for x in r))
+                out.append((isinstance(r, list) and any("HotheapRead" in x[0] for x in r),
+                            isinstance(r, list) and any("HotheapProject" in x[0] for x in r)))
             self.x("DEALLOCATE ALL")
             return out
 
         def run():
             return run_mode("on"), run_mode("off"), run_mode("on", rng.randint(1, 6))
         on, off, mixed = self.with_sets(sets, False, run)
-        self.nread += on.pop()
+        used, project = on.pop()
+        self.nread += used
+        self.nproject += project
         ok = True
         for i, p in enumerate(params):
             sql = "PREPARE %s(%s) AS %s; EXECUTE %s%s (execution %d)" % (name, ", ".join(ptypes), body, name, p, i + 1)
@@ -966,19 +1617,59 @@ class Seed:
                 self.nqueries -= 1
         self.nqueries += 1
 
+    def planned_on(self):
+        """A query of the D14b shapes prepared with the read path on, executed with it on and then
+        off (the plan keeps its nodes, which then evaluate the expressions as they are), against
+        the query planned with it off."""
+        q = self.gen_query2()
+        if q is None:
+            return
+        sql, ordered, sets, role = q
+
+        def run():
+            self.x("SET hotplus.read_path = on")
+            self.x("DEALLOCATE ALL")
+            p = self.fetch("PREPARE rt_on AS " + sql)
+            if isinstance(p, tuple):
+                return p, p, p, []
+            plan = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE rt_on")
+            on = self.fetch("EXECUTE rt_on")
+            self.x("SET hotplus.read_path = off")
+            on_off = self.fetch("EXECUTE rt_on")
+            off = self.fetch(sql)
+            self.x("DEALLOCATE ALL")
+            return on, on_off, off, [r[0] for r in plan] if isinstance(plan, list) else []
+        on, on_off, off, plan = self.with_sets(sets, role, run)
+        if self.avoided_plan(plan):
+            return
+        self.nread += any("HotheapRead" in line for line in plan)
+        self.nproject += any("HotheapProject" in line for line in plan)
+        desc = "PREPARE rt_on AS ...; EXECUTE rt_on (read path on)"
+        if self.compare(desc, sql, on, off, ordered):
+            self.nqueries -= 1
+            self.compare("PREPARE rt_on AS ... (read path on); EXECUTE rt_on with the read path off", sql, on_off, off,
+                         ordered)
+
     # -- cursors -----------------------------------------------------------------------------------------
     def scroll_cursor(self):
         rng = self.rng
-        tname, cols = rng.choice(self.tables)
-        a = "t"
-        exprs, heavy = self.select_list(a, cols, allow_heavy=rng.random() < 0.3)
-        where = [self.pred(a, cols, allow_sub=rng.random() < 0.3)] if rng.random() < 0.8 else []
-        if heavy:
-            where.append(self.thin(a, heavy))
-        order = rng.choice(["", "", " ORDER BY %s.id" % a, " ORDER BY %s.id DESC" % a])
-        q = "SELECT %s.id, %s FROM %s %s%s%s" % (a, ", ".join(exprs), tname, a,
-                                              " WHERE " + " AND ".join(where) if where else "", order)
-        scroll = rng.random() < 0.8
+        # Half of them over a query of the read path above the scan (an aggregate, a join, a
+        # window...), moving backward through its HotheapProject nodes too.
+        q2 = self.gen_query2(cursor=True) if rng.random() < 0.5 else None
+        if q2:
+            q, sets = q2[0], q2[2]
+        else:
+            tname, cols = rng.choice(self.tables)
+            a = "t"
+            exprs, heavy = self.select_list(a, cols, allow_heavy=rng.random() < 0.3)
+            where = [self.pred(a, cols, allow_sub=rng.random() < 0.3)] if rng.random() < 0.8 else []
+            if heavy:
+                where.append(self.thin(a, heavy))
+            order = rng.choice(["", "", " ORDER BY %s.id" % a, " ORDER BY %s.id DESC" % a])
+            q = "SELECT %s.id, %s FROM %s %s%s%s" % (a, ", ".join(exprs), tname, a,
+                                                  " WHERE " + " AND ".join(where) if where else "", order)
+            sets = self.scan_sets()
+        scroll = rng.random() < 0.85
         hold = rng.random() < 0.15
         ops = []
         for _ in range(rng.randint(4, 12)):
@@ -992,9 +1683,9 @@ class Seed:
                                        "FETCH FORWARD ALL FROM c", "FETCH BACKWARD ALL FROM c"]))
             else:
                 ops.append(rng.choice(["FETCH %d FROM c" % n, "MOVE %d IN c" % n, "FETCH NEXT FROM c"]))
-        sets = self.scan_sets()
         decl = "DECLARE c %sCURSOR %sFOR %s" % ("SCROLL " if scroll else "NO SCROLL ", "WITH HOLD " if hold else "", q)
         used = self.explain_uses(q, sets, False, "cursor")
+        project = self.last_project
         if self.avoided_plan(self.last_plan):
             return
 
@@ -1024,6 +1715,7 @@ class Seed:
             return res
         res = self.with_sets(sets, False, run)
         self.nread += used
+        self.nproject += project
         self.nqueries += 1
         on, off = res["on"], res["off"]
         if len(on) != len(off):
@@ -1095,6 +1787,7 @@ class Seed:
                                                            " FOR UPDATE" if forupd else "")
             if mode == "on":
                 self.nread += self.explain_uses(q, [], False, "WHERE CURRENT OF cursor")
+                self.nproject += self.last_project
             self.x("SET hotplus.read_path = %s" % mode)
             out = []
             self.x("BEGIN")
@@ -1180,6 +1873,7 @@ class Seed:
             if mode == "on":
                 self.x("SET hotplus.read_path = on")
                 self.nread += self.explain_uses(sb, [], False, "EvalPlanQual statement")
+                self.nproject += self.last_project
             self.conn_b.commit()
             box = {}
 
@@ -1256,6 +1950,8 @@ class Seed:
             self.prepared()
             if time.time() - t1 > 1.5:
                 self.slow.append("%.1fs prepared statement: %s" % (time.time() - t1, self.last_prepared[:600]))
+        for _ in range(2):
+            self.planned_on()
         phase("prepared")
         for _ in range(self.rng.randint(2, 4)):
             self.scroll_cursor()
@@ -1329,7 +2025,7 @@ def main():
     prepare_database()
     conns = (connect(), connect(autocommit=False), connect(autocommit=False))
     passed = failed = 0
-    total_q = total_read = total_skip = seeds_read = 0
+    total_q = total_read = total_project = total_skip = seeds_read = seeds_project = 0
     for seed in range(lo, hi + 1):
         t0 = time.time()
         s = Seed(conns, seed, args)
@@ -1362,10 +2058,12 @@ def main():
                 c.rollback()
         total_q += s.nqueries
         total_read += s.nread
+        total_project += s.nproject
         total_skip += s.nskipped
         seeds_read += s.nread > 0
-        info = "%d queries, %d through HotheapRead, %d skipped, %.1fs" % (s.nqueries, s.nread, s.nskipped,
-                                                                          time.time() - t0)
+        seeds_project += s.nproject > 0
+        info = "%d queries, %d through HotheapRead, %d through HotheapProject, %d skipped, %.1fs" % (
+            s.nqueries, s.nread, s.nproject, s.nskipped, time.time() - t0)
         if s.navoided:
             info += ", %d left out (--avoid)" % s.navoided
         if problems:
@@ -1394,9 +2092,11 @@ def main():
             for m in s.slow:
                 print("    slow: " + m)
         sys.stdout.flush()
-    print("# %d queries, %d through HotheapRead (%.0f%%), %d skipped (%.1f%%); %d of %d seeds used HotheapRead"
-          % (total_q, total_read, 100.0 * total_read / max(1, total_q), total_skip,
-             100.0 * total_skip / max(1, total_q), seeds_read, passed + failed))
+    print("# %d queries, %d through HotheapRead (%.0f%%), %d through HotheapProject (%.0f%%), %d skipped (%.1f%%); "
+          "%d of %d seeds used HotheapRead, %d used HotheapProject"
+          % (total_q, total_read, 100.0 * total_read / max(1, total_q), total_project,
+             100.0 * total_project / max(1, total_q), total_skip, 100.0 * total_skip / max(1, total_q), seeds_read,
+             passed + failed, seeds_project))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
