@@ -360,8 +360,10 @@ DROP TABLE sv;
 ------------------------------------------------------------------------------------------
 -- old and new values compressed with different methods (PostgreSQL 19 compresses with lz4
 -- by default; a column's method can change at any time; a value copied from elsewhere keeps
--- the method it was compressed with). Image equality reads through both methods, and a
--- write-back keeps the old datum whatever method compressed it.
+-- the method it was compressed with). Image equality reads through both methods. A
+-- write-back keeps the old datum only where heap would store the same method: the column's
+-- (or default_toast_compression) for a value arriving plain, the value's own for one arriving
+-- compressed; else the new value is stored as heap stores it, and the update is still HOT.
 ------------------------------------------------------------------------------------------
 CREATE TABLE mc (id int PRIMARY KEY, v text COMPRESSION pglz, n int) USING hotheap WITH (fillfactor = 20);
 CREATE INDEX mc_md5 ON mc (md5(v));
@@ -379,8 +381,9 @@ INSERT INTO mch SELECT * FROM mc;
 SELECT t.id, pg_column_compression(t.v) AS mc, pg_column_compression(o.v) AS mc_other
 FROM mc t JOIN mc_other o USING (id) ORDER BY id;
 -- Written back as a fresh copy (compressed with the column's method, now lz4, when stored):
--- pglz rows 1-2 and lz4 rows 5-6. Expected: HOT (4), the old datums kept (still pglz / lz4).
--- Heap: not HOT, every value compressed anew with lz4.
+-- pglz rows 1-2 and lz4 rows 5-6. Expected: HOT (4); rows 5-6's old datums kept (2 reused),
+-- rows 1-2 compressed anew with lz4, as heap does (`SET v = v || ''` recompresses after SET
+-- COMPRESSION). Heap: not HOT, every value compressed anew with lz4.
 SELECT hotplus_stat_reset();
 BEGIN;
 CALL hot_start();
@@ -390,16 +393,42 @@ UPDATE mch SET v = v || '', n = n + 100 WHERE id IN (1, 2, 5, 6);
 SELECT hot('mch', 0);
 COMMIT;
 SELECT toast_reused FROM hotplus_stat_tables WHERE relid = 'mc'::regclass;
+SELECT t.id, pg_column_compression(t.v) AS hotheap, pg_column_compression(h.v) AS heap
+FROM mc t JOIN mch h USING (id) WHERE id IN (1, 2, 5, 6) ORDER BY id;
+-- A column with no method of its own: heap compresses with default_toast_compression as it is
+-- at the update. Expected: HOT, stored with lz4 (not reused); written back again: HOT, reused.
+CREATE TABLE mcd (id int PRIMARY KEY, v text, n int) USING hotheap;
+CREATE INDEX mcd_md5 ON mcd (md5(v));
+INSERT INTO mcd VALUES (1, repeat('default method ', 400), 1);
+SELECT hotplus_stat_reset();
+SET default_toast_compression = lz4;
+BEGIN;
+CALL hot_start();
+UPDATE mcd SET v = v || '', n = n + 1;
+SELECT hot('mcd', 1);
+COMMIT;
+SELECT pg_column_compression(v) FROM mcd;
+BEGIN;
+CALL hot_start();
+UPDATE mcd SET v = v || '', n = n + 1;
+SELECT hot('mcd', 1);
+COMMIT;
+SET default_toast_compression = pglz;
+SELECT toast_reused, pg_column_compression(v) FROM hotplus_stat_tables, mcd WHERE relid = 'mcd'::regclass;
+SELECT check_btrees('mcd');
+DROP TABLE mcd;
 -- The same values arriving compressed with the other method (copied from mc_other, so
 -- heap_form_tuple keeps their compression): rows 3 (pglz, new lz4) and 7 (lz4, new pglz),
 -- and after the column's method is switched to pglz, row 4 (pglz, new lz4) and 8 (lz4, new
--- pglz) again. Expected: HOT (4), old datums kept.
+-- pglz) again. Expected: HOT (4), each new value stored with the method it arrived with, as
+-- heap stores it (none reused).
 ALTER TABLE mc ALTER v SET COMPRESSION pglz;
 BEGIN;
 CALL hot_start();
 UPDATE mc SET v = o.v FROM mc_other o WHERE o.id = mc.id AND mc.id IN (3, 4, 7, 8);
 SELECT hot('mc', 4);
 COMMIT;
+SELECT toast_reused FROM hotplus_stat_tables WHERE relid = 'mc'::regclass;
 SELECT id, pg_column_compression(v), md5(v) = (SELECT md5(v) FROM mc_other o WHERE o.id = mc.id) AS same_value
 FROM mc ORDER BY id;
 -- Real changes, compressed with another method than the old value. Expected: not HOT.

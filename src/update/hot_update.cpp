@@ -46,6 +46,7 @@ extern "C" {
 #include "access/detoast.h"
 #include "access/heapam.h"
 #include "access/heaptoast.h"
+#include "access/toast_compression.h"
 #include "access/htup_details.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
@@ -187,6 +188,31 @@ bool
 reuse_keeps_stored_bytes(Datum old_value)
 {
 	return !VARATT_CAN_MAKE_SHORT(DatumGetPointer(old_value));
+}
+
+// Whether the reused old datum has the compression method heap would store the new value
+// with, which pg_column_compression() shows (and which `UPDATE t SET v = v || ''` after
+// ALTER TABLE ... SET COMPRESSION is run to change). Heap stores a value that arrives
+// compressed (copied from this or another table) with its own method, and compresses a plain
+// one with the column's method (attcompression, or default_toast_compression as it is now,
+// toast_compress_datum()). An old value stored uncompressed passes for a plain new value:
+// heap compresses only what does not fit, as it did when it stored the old one.
+bool
+reuse_keeps_compression(Relation rel, AttrNumber att, Datum old_value, Datum new_value)
+{
+	const ToastCompressionId old_method =
+		toast_get_compression_id(reinterpret_cast<struct varlena *>(DatumGetPointer(old_value)));
+	const ToastCompressionId arriving =
+		toast_get_compression_id(reinterpret_cast<struct varlena *>(DatumGetPointer(new_value)));
+	if (arriving != TOAST_INVALID_COMPRESSION_ID)
+		return old_method == arriving;
+	if (old_method == TOAST_INVALID_COMPRESSION_ID)
+		return true;
+	char method = TupleDescAttr(RelationGetDescr(rel), att - 1)->attcompression;
+	if (!CompressionMethodIsValid(method))
+		method = static_cast<char>(default_toast_compression);
+	return old_method ==
+		(method == TOAST_LZ4_COMPRESSION ? TOAST_LZ4_COMPRESSION_ID : TOAST_PGLZ_COMPRESSION_ID);
 }
 
 // check_time_ms is sampled: the first of every kCheckTimeSampleEvery checked updates of a
@@ -508,7 +534,8 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 		core::ColumnChange change = classify_column(info, old_slot, a.slot, att);
 		info->columns[att].reuse = false;
 		if (change == core::ColumnChange::ImageEqual && settings.reuse_toast &&
-			info->columns[att].toastable && reuse_keeps_stored_bytes(old_slot->tts_values[att - 1]))
+			info->columns[att].toastable && reuse_keeps_stored_bytes(old_slot->tts_values[att - 1]) &&
+			reuse_keeps_compression(a.rel, att, old_slot->tts_values[att - 1], a.slot->tts_values[att - 1]))
 		{
 			info->columns[att].reuse = true;
 			f->toast_reused++;
