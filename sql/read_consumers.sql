@@ -60,8 +60,9 @@ EXPLAIN (VERBOSE, COSTS OFF)
 SELECT max(upper(note)), max(lower(note)), max(md5(note)) FILTER (WHERE id > 3), max(upper(note)) FILTER (WHERE id > 3) FROM b;
 SELECT * FROM read_check('SELECT max(upper(note)), max(lower(note)), max(md5(note)) FILTER (WHERE id > 3), max(upper(note)) FILTER (WHERE id > 3) FROM b');
 -- DISTINCT and ORDER BY in aggregates (they sort their arguments' values, computed as before).
--- 16 and later sort the input for one of them below the Agg (presorted aggregates): there
--- the scan projects the sort's input small (HotheapProject); 15 detoasts in the scan.
+-- 16 and later sort the input for one of them below the Agg (presorted aggregates): the Sort
+-- holds heap's rows, and a HotheapProject between it and the Agg evaluates the arguments on
+-- one copy per row; 15 detoasts in the scan (HotheapRead).
 SELECT plan = CASE WHEN current_setting('server_version_num')::int < 160000 THEN 'HotheapRead' ELSE 'HotheapProject' END AS plan_as_expected, same
   FROM read_check('SELECT string_agg(DISTINCT big->>''g'', '','' ORDER BY big->>''g''), count(DISTINCT big->>''1''), jsonb_agg(big->''2'' ORDER BY id)->>3 FROM b');
 -- GROUP BY an expression of big, aggregates over other fields: hashed, one detoast per row
@@ -122,10 +123,13 @@ SELECT * FROM read_check('SELECT y.id, x.big->>''1'', x.big->>''2'', x.note > ''
 SELECT * FROM read_check('SELECT y.id, (x.big->>''n'')::int + 1, x.big->>''1'' FROM t y JOIN b x ON x.id = y.id * 2 ORDER BY 1');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
--- Merge join on both hotheap tables' keys.
+-- Merge join on both hotheap tables' keys. Each side's calls move below the join: into a
+-- HotheapProject above a side's Sort, or into the scan of a side read in key order (19 reads
+-- one side from its index: HotheapRead).
 SET enable_hashjoin = off;
 SET enable_nestloop = off;
-SELECT * FROM read_check('SELECT x.id, x.big->>''1'', x.big->>''2'', y.big->>''3'', y.big->>''4'' FROM b x JOIN b y ON y.id = x.id + 1 ORDER BY 1');
+SELECT plan IN ('HotheapProject', 'HotheapProject+HotheapRead') AS moved_below_join, same
+  FROM read_check('SELECT x.id, x.big->>''1'', x.big->>''2'', y.big->>''3'', y.big->>''4'' FROM b x JOIN b y ON y.id = x.id + 1 ORDER BY 1');
 RESET enable_hashjoin;
 RESET enable_nestloop;
 -- One side heap: only the hotheap side shares its copy.

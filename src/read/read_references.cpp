@@ -46,6 +46,9 @@ returns_argument_as_passed(Oid function)
 #ifdef F_ANY_VALUE_TRANSFN
 		case F_ANY_VALUE_TRANSFN:
 #endif
+#ifdef F_ERROR_ON_NULL // 19: error_on_null(anyelement)
+		case F_ERROR_ON_NULL:
+#endif
 			return true;
 		default:
 			return false;
