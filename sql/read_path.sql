@@ -187,10 +187,10 @@ SELECT * FROM read_check('SELECT md5(big::text), pg_column_size(big), big->''1''
 -- whole rows and aggregates over shared columns
 SELECT * FROM read_check('SELECT d::text FROM docs d WHERE big->>''1'' < big->>''2'' ORDER BY id');
 SELECT * FROM read_check('SELECT big->>''2'', count(*), max(big->>''3'') FROM docs GROUP BY 1 ORDER BY 1');
--- 15 sorts an ordered aggregate's input inside the Agg (the scan detoasts: HotheapRead); 16 and
--- later plan a Sort below it (presorted aggregates): the Sort holds heap's rows, and a
--- HotheapProject between it and the Agg evaluates the arguments on one copy per row.
-SELECT plan = CASE WHEN current_setting('server_version_num')::int < 160000 THEN 'HotheapRead' ELSE 'HotheapProject' END AS plan_as_expected, same
+-- Ordered aggregates: a HotheapProject below the Agg evaluates the arguments on one copy
+-- per row (16 and later plan a Sort below it, presorted aggregates, and the HotheapProject
+-- sits above that Sort, which holds heap's rows; 15 sorts inside the Agg).
+SELECT plan = 'HotheapProject' AS plan_as_expected, same
   FROM read_check('SELECT jsonb_agg(big->''1'' ORDER BY id), string_agg(big->>''2'', '','' ORDER BY id) FROM docs');
 
 -- Below a function that reports storage, even through a function that returns its argument

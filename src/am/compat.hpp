@@ -18,6 +18,8 @@
 extern "C" {
 // PG19 stopped including these transitively (IndexAmRoutine is used below).
 #include "access/amapi.h"
+#include "access/tupdesc.h"
+#include "catalog/pg_type_d.h"
 #include "access/tableam.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
@@ -310,6 +312,19 @@ compat_finalize_tupdesc(TupleDesc desc)
 	TupleDescFinalize(desc);
 #else
 	(void) desc;
+#endif
+}
+
+// --- A column whose values keep their form in tuples made from a slot ----------------------
+// heap_fill_tuple() gives a varlena of up to 126 bytes a 1-byte header when its column is
+// packable (attstorage not PLAIN); PG18 reads that from CompactAttribute.attispackable, which
+// populate_compact_attribute() fills from the attribute.
+inline void
+compat_keep_computed_form(TupleDesc desc, int i)
+{
+	TupleDescAttr(desc, i)->attstorage = TYPSTORAGE_PLAIN;
+#if PG_VERSION_NUM >= 180000
+	populate_compact_attribute(desc, i);
 #endif
 }
 

@@ -26,11 +26,4 @@ plan_read(const ReadShape &shape)
 	return plan;
 }
 
-bool
-push_below_consumer(const ConsumedColumn &column)
-{
-	return column.references >= kMinDetoastingReads && column.rows_in >= 0 && column.rows_evaluated >= 0 &&
-		   column.rows_in * kPushMargin <= column.rows_evaluated * column.references;
-}
-
 } // namespace hotplus::core

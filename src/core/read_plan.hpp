@@ -51,30 +51,10 @@ struct ReadPlan
 // at most half of them, and at least kMinSkippedColumns skipped (walking past a column costs
 // little; storing it is what selective deformation saves). Seed 003 switched at one half.
 inline constexpr int kMinSkippedColumns = 4;
-// A shared detoasted copy pays when at least two references would each detoast the value.
+// A shared detoasted copy pays when at least two references would each detoast the value
+// (in a scan's expressions, D14, or in the calls moved below a node above it, D14b).
 inline constexpr int kMinDetoastingReads = 2;
 
 ReadPlan plan_read(const ReadShape &shape);
-
-// A toastable column of the rows a plan node above a scan consumes (a join, an aggregate),
-// read by expressions that node evaluates and that may be evaluated once per row below it,
-// sharing one detoasted copy (D14b, read/consumer_pushdown.hpp).
-struct ConsumedColumn
-{
-	int references = 0;		   // references to the column in those expressions (each one
-							   // detoasts it on heap)
-	double rows_in = 0;		   // rows the node below hands up: each is detoasted once when pushed
-	double rows_evaluated = 0; // rows on which the consumer evaluates the expressions (a join's
-							   // output only, an aggregate's every input row)
-};
-
-// How much fewer detoastings pushing must promise (planner row estimates are estimates, and
-// the node below costs a little per row).
-inline constexpr double kPushMargin = 1.5;
-
-// Whether to evaluate the column's expressions below the consumer: at least two references
-// would each detoast it, and the rows that would detoast it once each are clearly fewer than
-// the detoastings heap would do.
-bool push_below_consumer(const ConsumedColumn &column);
 
 } // namespace hotplus::core

@@ -9,14 +9,12 @@
 #include "read/read_scan.hpp"
 
 extern "C" {
-#include "catalog/pg_proc_d.h"
 #include "catalog/pg_type_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/value.h"
 #include "parser/parsetree.h"
 #include "utils/fmgroids.h"
-#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
 }
@@ -183,40 +181,32 @@ struct Candidate
 struct Collect
 {
 	PlannedStmt *stmt;
-	Plan *input;	  // the consumer's input on this side
-	int varno;		  // how the consumer refers to that input (OUTER_VAR, INNER_VAR, scanrelid)
-	bool every_row;	  // the consumer evaluates its unconditional expressions on every input row
-	bool conditional; // the expression being walked may not be evaluated for every row
+	Plan *input;	  // the consumer's input
+	int varno;		  // how the consumer refers to that input (OUTER_VAR, scanrelid)
 	List *candidates; // of Candidate *
 };
 static_assert(std::is_trivially_destructible_v<Collect>); // on frames an ERROR may unwind
 
-// Whether node is a call that may move below the consumer (then *out describes it).
+// Whether node is a call that may move below the consumer (then *out describes it): one that
+// cannot fail, over one input column that is a toastable column of a hotheap table.
 bool
 movable_call(Node *node, Collect *c, Candidate *out)
 {
 	Oid function;
 	List *args;
-	bool retset;
 	if (IsA(node, FuncExpr))
 	{
-		auto *call = reinterpret_cast<FuncExpr *>(node);
-		function = call->funcid;
-		args = call->args;
-		retset = call->funcretset;
+		function = reinterpret_cast<FuncExpr *>(node)->funcid;
+		args = reinterpret_cast<FuncExpr *>(node)->args;
 	}
 	else if (IsA(node, OpExpr))
 	{
-		auto *call = reinterpret_cast<OpExpr *>(node);
-		function = call->opfuncid;
-		args = call->args;
-		retset = call->opretset;
+		function = reinterpret_cast<OpExpr *>(node)->opfuncid;
+		args = reinterpret_cast<OpExpr *>(node)->args;
 	}
 	else
 		return false;
-	if (retset || !OidIsValid(function) || !value_function(function))
-		return false;
-	if ((c->conditional || !c->every_row) && !never_errors(function))
+	if (!never_errors(function) || !value_function(function))
 		return false;
 	Var *column = nullptr;
 	for (ListCell *cell = list_head(args); cell != nullptr; cell = lnext(args, cell))
@@ -229,10 +219,8 @@ movable_call(Node *node, Collect *c, Candidate *out)
 			return false;
 		column = var;
 	}
-	if (column == nullptr || func_volatile(function) != PROVOLATILE_IMMUTABLE)
-		return false;
 	Traced traced{nullptr};
-	if (!trace(c->stmt, c->input, column->varattno, 0, &traced))
+	if (column == nullptr || !trace(c->stmt, c->input, column->varattno, 0, &traced))
 		return false;
 	out->call = node;
 	out->column = column->varattno;
@@ -240,22 +228,37 @@ movable_call(Node *node, Collect *c, Candidate *out)
 	return true;
 }
 
-bool collect(Node *node, Collect *c);
-
-// Walks a sequence of which only the first element is evaluated whenever the whole is
-// (AND, OR, COALESCE, an implicit-AND qual list).
-void
-collect_sequence(List *items, Collect *c)
+// Whether evaluating node always evaluates every child expression of it. Everything else
+// (AND, OR, CASE, COALESCE, row comparisons, subscripts, subplans, aggregates...) may skip
+// some, and is not entered: a call below it is not one the consumer evaluates on every row.
+bool
+evaluates_every_child(Node *node)
 {
-	const bool conditional = c->conditional;
-	for (ListCell *cell = list_head(items); cell != nullptr; cell = lnext(items, cell))
+	switch (nodeTag(node))
 	{
-		c->conditional = conditional || cell != list_head(items);
-		collect(static_cast<Node *>(lfirst(cell)), c);
+		case T_List:
+		case T_TargetEntry:
+		case T_FuncExpr: // every argument, then the strictness test
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_RelabelType:
+		case T_CoerceViaIO:
+		case T_CoerceToDomain:
+		case T_FieldSelect:
+		case T_RowExpr:
+		case T_ArrayExpr:
+		case T_MinMaxExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+			return true;
+		default:
+			return false;
 	}
-	c->conditional = conditional;
 }
 
+// The movable calls of an expression the consumer evaluates on every input row, in the
+// positions where that expression evaluates them whenever it is evaluated.
 bool
 collect(Node *node, Collect *c)
 {
@@ -269,45 +272,15 @@ collect(Node *node, Collect *c)
 		c->candidates = lappend(c->candidates, copy);
 		return false;
 	}
-	switch (nodeTag(node))
-	{
-		case T_SubPlan:
-		case T_AlternativeSubPlan:
-		case T_Aggref: // an Agg consumer walks its aggregates itself
-		case T_WindowFunc:
-			return false;
-		case T_BoolExpr:
-			collect_sequence(reinterpret_cast<BoolExpr *>(node)->args, c);
-			return false;
-		case T_CoalesceExpr:
-			collect_sequence(reinterpret_cast<CoalesceExpr *>(node)->args, c);
-			return false;
-		case T_CaseExpr:
-		{
-			auto *expr = reinterpret_cast<CaseExpr *>(node);
-			collect(reinterpret_cast<Node *>(expr->arg), c);
-			const bool conditional = c->conditional;
-			for (ListCell *cell = list_head(expr->args); cell != nullptr; cell = lnext(expr->args, cell))
-			{
-				auto *when = static_cast<CaseWhen *>(lfirst(cell));
-				c->conditional = conditional || cell != list_head(expr->args);
-				collect(reinterpret_cast<Node *>(when->expr), c);
-				c->conditional = true;
-				collect(reinterpret_cast<Node *>(when->result), c);
-			}
-			c->conditional = true;
-			collect(reinterpret_cast<Node *>(expr->defresult), c);
-			c->conditional = conditional;
-			return false;
-		}
-		default:
-			return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(collect)), c);
-	}
+	if (!evaluates_every_child(node))
+		return false;
+	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(collect)), c);
 }
 
-// The aggregates of an Agg's output list and HAVING: arguments (evaluated on every input row
-// unless the aggregate has a FILTER) and FILTERs (on every input row). Direct arguments of
-// ordered-set aggregates and everything outside aggregates are evaluated once per group.
+// The aggregates of an Agg's output list and HAVING: the arguments of an aggregate without
+// FILTER and every FILTER are evaluated on every input row; a filtered aggregate's arguments
+// only on the rows its FILTER passes, direct arguments and everything outside aggregates
+// once per group.
 bool
 collect_aggregates(Node *node, Collect *c)
 {
@@ -316,24 +289,14 @@ collect_aggregates(Node *node, Collect *c)
 	if (IsA(node, Aggref))
 	{
 		auto *aggref = reinterpret_cast<Aggref *>(node);
-		c->conditional = false;
-		collect(reinterpret_cast<Node *>(aggref->aggfilter), c);
-		c->conditional = aggref->aggfilter != nullptr;
-		collect(reinterpret_cast<Node *>(aggref->args), c);
-		c->conditional = false;
+		if (aggref->aggfilter != nullptr)
+			collect(reinterpret_cast<Node *>(aggref->aggfilter), c);
+		else
+			collect(reinterpret_cast<Node *>(aggref->args), c);
 		return false;
 	}
 	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(collect_aggregates)), c);
 }
-
-// One input side of a consumer: its expressions and estimates.
-struct Side
-{
-	Plan **input;		  // where the consumer keeps its input on this side
-	int varno;			  // how the consumer refers to it
-	double rows_in;		  // rows it hands up, over the consumer's whole execution
-	double rows_evaluated; // rows on which the consumer evaluates the candidates
-};
 
 struct Replace
 {
@@ -357,10 +320,10 @@ replace_calls(Node *node, Replace *r)
 struct Renumber
 {
 	int from; // the consumer's varno for the input
-	int to;	  // OUTER_VAR (a HotheapProject's input), or the scan's relation
+	int to;	  // OUTER_VAR: the HotheapProject's input
 };
 
-// A call as the node below the consumer evaluates it: its input column read as `to`.
+// A call as the HotheapProject evaluates it: its input column read as `to`.
 Node *
 as_outer(Node *node, Renumber *r)
 {
@@ -376,53 +339,17 @@ as_outer(Node *node, Renumber *r)
 	return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(as_outer)), r);
 }
 
-// expr (reading its input as OUTER_VAR) with each input column replaced by the input's own
-// expression for it: a call the input itself can evaluate.
-Node *
-input_columns(Node *node, List *input_tlist)
-{
-	if (node == nullptr)
-		return nullptr;
-	if (IsA(node, Var) && reinterpret_cast<Var *>(node)->varno == OUTER_VAR &&
-		reinterpret_cast<Var *>(node)->varlevelsup == 0)
-	{
-		auto *entry = static_cast<TargetEntry *>(list_nth(input_tlist, reinterpret_cast<Var *>(node)->varattno - 1));
-		return static_cast<Node *>(copyObjectImpl(entry->expr));
-	}
-	return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(input_columns)),
-								   input_tlist);
-}
-
-// A scan of a table whose output list is Vars of its relation: calls over them can be
-// appended to that list (and are evaluated by the scan's projection, after its filter).
-bool
-is_plain_scan(Plan *plan)
-{
-	switch (nodeTag(plan))
-	{
-		case T_SeqScan:
-		case T_IndexScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_SampleScan:
-			return true;
-		default:
-			return false;
-	}
-}
-
-// The consumer's candidates on one side: the columns worth it, their calls moved into a
-// HotheapProject over the input, and replaced by Vars in the consumer's lists.
+// The consumer's candidates: the columns worth it (read by at least two of the calls, each of
+// which would detoast it on heap), their calls moved into a HotheapProject directly over the
+// consumer's input, and replaced by Vars in the consumer's lists.
 void
-push_side(const Side &side, List *candidates, List **exprs[], int nexprs, int *next_plan_node_id)
+push_below(Plan **input_slot, int varno, List *candidates, List **exprs[], int nexprs, int *next_plan_node_id)
 {
 	if (candidates == NIL)
 		return;
-	Plan *input = *side.input;
+	Plan *input = *input_slot;
 	const int ninput = list_length(input->targetlist);
 
-	// Per input column: references, then the decision.
 	List *columns = NIL; // IntList of columns worth it
 	List *names = NIL;
 	for (ListCell *cell = list_head(candidates); cell != nullptr; cell = lnext(candidates, cell))
@@ -430,12 +357,10 @@ push_side(const Side &side, List *candidates, List **exprs[], int nexprs, int *n
 		auto *candidate = static_cast<Candidate *>(lfirst(cell));
 		if (list_member_int(columns, candidate->column))
 			continue;
-		core::ConsumedColumn use;
-		use.rows_in = side.rows_in;
-		use.rows_evaluated = side.rows_evaluated;
+		int references = 0;
 		for (ListCell *other = cell; other != nullptr; other = lnext(candidates, other))
-			use.references += static_cast<Candidate *>(lfirst(other))->column == candidate->column;
-		if (core::push_below_consumer(use))
+			references += static_cast<Candidate *>(lfirst(other))->column == candidate->column;
+		if (references >= core::kMinDetoastingReads)
 		{
 			columns = lappend_int(columns, candidate->column);
 			names = lappend(names, makeString(candidate->name));
@@ -467,47 +392,46 @@ push_side(const Side &side, List *candidates, List **exprs[], int nexprs, int *n
 		{
 			moved = lappend(moved, candidate->call);
 			position = ninput + list_length(moved);
-			Renumber renumber{side.varno, OUTER_VAR};
+			Renumber renumber{varno, OUTER_VAR};
 			tlist = lappend(tlist, makeTargetEntry(reinterpret_cast<Expr *>(as_outer(candidate->call, &renumber)),
 												   static_cast<AttrNumber>(position), nullptr, false));
 		}
 		Node *call = candidate->call;
 		replace.calls = lappend(replace.calls, call);
-		replace.vars = lappend(replace.vars, makeVar(side.varno, static_cast<AttrNumber>(position), exprType(call),
+		replace.vars = lappend(replace.vars, makeVar(varno, static_cast<AttrNumber>(position), exprType(call),
 												  exprTypmod(call), exprCollation(call), 0));
 	}
 	for (int i = 0; i < nexprs; ++i)
 		*exprs[i] = reinterpret_cast<List *>(replace_calls(reinterpret_cast<Node *>(*exprs[i]), &replace));
-	if (is_plain_scan(input))
-	{
-		// The scan itself evaluates them, with whatever else it evaluates over the column:
-		// its HotheapRead node (added next) shares one copy among all of them.
-		List *scan_columns = input->targetlist;
-		for (int k = ninput; k < list_length(tlist); ++k)
-		{
-			auto *entry = static_cast<TargetEntry *>(list_nth(tlist, k));
-			entry->expr = reinterpret_cast<Expr *>(input_columns(reinterpret_cast<Node *>(entry->expr), scan_columns));
-			input->targetlist = lappend(input->targetlist, entry);
-		}
-		input->plan_width += 32 * (list_length(tlist) - ninput);
-		return;
-	}
-	*side.input = reinterpret_cast<Plan *>(make_project_node(input, tlist, columns, names, (*next_plan_node_id)++));
+	*input_slot = reinterpret_cast<Plan *>(make_project_node(input, tlist, columns, names, (*next_plan_node_id)++));
 }
 
-// A node that projects (and may filter) the rows of one input, which its Vars name by
-// varno: its target list and filter are served below it.
+// Whether expr reads the whole row of relation varno: such a reference would see the
+// columns a HotheapProject adds to that relation's rows.
+bool
+reads_whole_row(Node *node, int *varno)
+{
+	if (node == nullptr)
+		return false;
+	if (IsA(node, Var))
+	{
+		auto *var = reinterpret_cast<Var *>(node);
+		return var->varno == *varno && var->varattno == InvalidAttrNumber && var->varlevelsup == 0;
+	}
+	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(reads_whole_row)),
+								  varno);
+}
+
+// A node that projects every row of one input (no filter), which its Vars name by varno.
 void
 push_below_projection(PlannedStmt *stmt, Plan *plan, Plan **input, int varno, int *next_plan_node_id)
 {
-	const bool every_row = plan->qual == NIL;
-	Side side{input, varno, (*input)->plan_rows, every_row ? (*input)->plan_rows : plan->plan_rows};
-	Collect c{stmt, *input, varno, every_row, false, NIL};
-	collect_sequence(plan->qual, &c);
-	c.conditional = !every_row;
+	if (plan->qual != NIL)
+		return; // the projection runs only on the rows the filter passes
+	Collect c{stmt, *input, varno, NIL};
 	collect(reinterpret_cast<Node *>(plan->targetlist), &c);
-	List **exprs[] = {&plan->targetlist, &plan->qual};
-	push_side(side, c.candidates, exprs, 2, next_plan_node_id);
+	List **exprs[] = {&plan->targetlist};
+	push_below(input, varno, c.candidates, exprs, 1, next_plan_node_id);
 }
 
 void
@@ -517,16 +441,18 @@ consider(PlannedStmt *stmt, Plan *plan, int *next_plan_node_id)
 	{
 		case T_Agg:
 		{
+			// Plain and sorted aggregation evaluate the arguments on each row as it comes;
+			// hashed aggregation may write its input rows to temporary files (spilling), and
+			// grouping sets sort it again inside the node.
 			auto *agg = reinterpret_cast<Agg *>(plan);
-			if (agg->groupingSets != NIL || agg->chain != NIL || plan->lefttree == nullptr)
+			if ((agg->aggstrategy != AGG_PLAIN && agg->aggstrategy != AGG_SORTED) || agg->groupingSets != NIL ||
+				agg->chain != NIL || plan->lefttree == nullptr)
 				return;
-			const double rows = plan->lefttree->plan_rows;
-			Side side{&plan->lefttree, OUTER_VAR, rows, rows};
-			Collect c{stmt, plan->lefttree, OUTER_VAR, true, false, NIL};
+			Collect c{stmt, plan->lefttree, OUTER_VAR, NIL};
 			collect_aggregates(reinterpret_cast<Node *>(plan->targetlist), &c);
 			collect_aggregates(reinterpret_cast<Node *>(plan->qual), &c);
 			List **exprs[] = {&plan->targetlist, &plan->qual};
-			push_side(side, c.candidates, exprs, 2, next_plan_node_id);
+			push_below(&plan->lefttree, OUTER_VAR, c.candidates, exprs, 2, next_plan_node_id);
 			return;
 		}
 		case T_Result:
@@ -536,34 +462,10 @@ consider(PlannedStmt *stmt, Plan *plan, int *next_plan_node_id)
 		case T_SubqueryScan:
 		{
 			auto *subquery = reinterpret_cast<SubqueryScan *>(plan);
-			push_below_projection(stmt, plan, &subquery->subplan, static_cast<int>(subquery->scan.scanrelid),
-								  next_plan_node_id);
-			return;
-		}
-		case T_NestLoop:
-		case T_MergeJoin:
-		case T_HashJoin:
-		{
-			auto *join = reinterpret_cast<Join *>(plan);
-			// Only calls that cannot fail move: a join evaluates its output list and quals on
-			// its matches only. A hash join reads its inner rows from its hash table.
-			const int nsides = IsA(plan, HashJoin) ? 1 : 2;
-			for (int s = 0; s < nsides; ++s)
-			{
-				Plan **input = s == 0 ? &plan->lefttree : &plan->righttree;
-				if (*input == nullptr)
-					continue;
-				double rows_in = (*input)->plan_rows;
-				if (s == 1 && IsA(plan, NestLoop))
-					rows_in *= Max(plan->lefttree->plan_rows, 1.0); // rescanned per outer row
-				Side side{input, s == 0 ? OUTER_VAR : INNER_VAR, rows_in, plan->plan_rows};
-				Collect c{stmt, *input, side.varno, false, true, NIL};
-				collect(reinterpret_cast<Node *>(plan->targetlist), &c);
-				collect(reinterpret_cast<Node *>(plan->qual), &c);
-				collect(reinterpret_cast<Node *>(join->joinqual), &c);
-				List **exprs[] = {&plan->targetlist, &plan->qual, &join->joinqual};
-				push_side(side, c.candidates, exprs, 3, next_plan_node_id);
-			}
+			int varno = static_cast<int>(subquery->scan.scanrelid);
+			if (reads_whole_row(reinterpret_cast<Node *>(plan->targetlist), &varno))
+				return;
+			push_below_projection(stmt, plan, &subquery->subplan, varno, next_plan_node_id);
 			return;
 		}
 		default:
@@ -615,6 +517,10 @@ push_tree(PlannedStmt *stmt, Plan *plan, int *next_plan_node_id)
 void
 push_consumers_down(PlannedStmt *stmt, int *next_plan_node_id)
 {
+	// Row locks and data-modifying statements re-run parts of the plan (EvalPlanQual) with
+	// whole-row copies of the rows they read.
+	if (stmt->commandType != CMD_SELECT || stmt->rowMarks != NIL)
+		return;
 	push_tree(stmt, stmt->planTree, next_plan_node_id);
 	push_list(stmt, stmt->subplans, next_plan_node_id);
 }

@@ -1,30 +1,30 @@
-// The read path above the scan (D14b): expressions that a plan node evaluates on the rows of
-// a hotheap scan (an aggregate's arguments, a join's output list and quals, a projection
-// above the scan) are evaluated just below that node instead, by a HotheapProject node
-// (project_node.hpp) that shares one detoasted copy of the column among them.
+// The read path above the scan (D14b): calls that a plan node evaluates on every row of its
+// input, over a toastable column of a hotheap table, are evaluated just below that node by a
+// HotheapProject (project_node.hpp) that shares one detoasted copy of the column among them.
 //
-// After the standard planner and the scans' own HotheapRead nodes, for every plan node P
-// that evaluates expressions on the rows its input(s) hand up, in the same pass, and for
-// each input side of P:
-//   - candidates are calls, in P's expressions, of built-in functions that read values
-//     (read_references.hpp: value_function) and are immutable, whose one non-constant
-//     argument is a column of the input that traces down, through nodes that pass values on
-//     unchanged (sorts, joins, aggregates' grouping columns, Append, Gather, subquery
-//     scans...), to a toastable column of a hotheap table;
-//   - a candidate may move below P only if P evaluates it on every input row (an aggregate's
-//     argument without FILTER, its FILTER, a projection's output without a qual), or if it
-//     can raise no error whatever the row (jsonb field and path extraction, containment and
-//     existence, length, octet_length, md5): moving it makes it run on every input row, and
-//     heap would run it only on some (a join's matches, a CASE branch, a filtered
-//     aggregate's rows);
-//   - a column is worth it when its candidates' references would detoast it at least twice
-//     per row on heap and the rows below are clearly fewer than the detoastings heap would
-//     do there (core::push_below_consumer, with the planner's row estimates).
-// The chosen expressions become output columns of a HotheapProject inserted between P and
-// that input, and P reads them as Vars. Not done: a hash join's inner side (P reads it from
-// the hash table, with no node in between), aggregates with grouping sets (their input is
-// sorted again inside the node), window functions (their input is stored, and computed
-// values would make the stored rows bigger than heap's), expressions over two columns.
+// A move is exact when the node above computes nothing else and nothing differently; each
+// condition below is one way it could otherwise differ from heap:
+//   - the statement is a SELECT without row locks (EvalPlanQual re-runs plans with whole-row
+//     copies), and the node reads no whole row of that input (it would see the added columns);
+//   - the node evaluates the call on every row its input hands up, in the same pass: an
+//     argument of an aggregate without FILTER or a FILTER of a plain or sorted Agg (hashed
+//     aggregation may spill its input rows to temporary files, so they must be heap's), or the
+//     output list of a Result or SubqueryScan without a filter; and within that expression it
+//     sits only below nodes that evaluate all of their children (function and operator
+//     arguments, casts, ROW and ARRAY constructors: never below AND, OR, CASE, COALESCE, a row
+//     comparison, a subscript or a subplan, which may skip it), so heap computes it on exactly
+//     the same rows;
+//   - the call cannot raise an error for any value of the column (jsonb field and path
+//     extraction, containment and existence, length, octet_length, md5), so no row raises an
+//     error, or another error first, where heap's would not;
+//   - the column is read by at least two such calls (each one detoasts it on heap).
+// The HotheapProject sits directly below the node, so no node stores its rows, and it keeps
+// the computed values in their computed form in any tuple made of its rows (the first row of
+// each group, which an Agg copies): functions such as pg_column_size() see heap's datums.
+// Nothing else moves: joins (their output lists and quals run on matches only; a hash join
+// may write its outer rows to batch files or skip the outer side entirely), hashed
+// aggregates, grouping sets, window functions, calls that can fail, calls below conditional
+// nodes.
 #pragma once
 
 #include "am/pg.hpp"

@@ -62,6 +62,10 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	// (ExecInitCustomScan compiled it before the input existed; so do the marked one).
 	node->ss.ps.outeropsset = true;
 	node->ss.ps.outeropsfixed = false;
+	// Invariant 3, before the node above makes its slots with this descriptor.
+	TupleDesc result = node->ss.ps.ps_ResultTupleDesc;
+	for (int i = list_length(state->input->plan->targetlist); i < result->natts; ++i)
+		compat_keep_computed_form(result, i);
 	state->active = settings.read_path;
 	if (!state->active)
 		return;

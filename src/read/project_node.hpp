@@ -1,20 +1,22 @@
 // HotheapProject: the custom node the read path puts directly below a plan node that
-// evaluates, on the rows of a hotheap scan, several expressions over one toastable column
-// (an aggregate's arguments, a join's output; D14b, consumer_pushdown.hpp). It hands up its
-// input row followed by those expressions' values, computed with one detoasted copy of the
-// column per row (shared_detoast.hpp), and the node above reads the values instead of
-// computing them.
+// evaluates, on every row of its input, several calls over one toastable column of a hotheap
+// table (an aggregate's arguments, a projection; D14b, consumer_pushdown.hpp). It hands up its
+// input row followed by those calls' values, computed with one detoasted copy of the column
+// per row (shared_detoast.hpp), and the node above reads the values instead of computing them.
 //
 // Invariants:
 //  1. Its output is its input row, column for column (Vars of OUTER_VAR), then one column per
-//     expression; the node above reads the same input columns at the same positions as before.
-//  2. It evaluates the expressions on every row its input hands up, in the same pass: the
-//     node above reads the values before the next row replaces them (nothing stores a row
-//     between the two), and the planner moved only expressions that node evaluates on every
-//     row, or that cannot raise an error (consumer_pushdown.hpp).
-//  3. Rows, their order, rescans (with parameters), mark/restore and backward scans are its
+//     call; the node above reads the same input columns at the same positions as before.
+//  2. It evaluates the calls on every row its input hands up, and the node above evaluated
+//     them on every such row too, and reads the values before the next row replaces them
+//     (it is the node's direct input: nothing stores a row between the two).
+//  3. A computed value keeps the form the call gave it (a 4-byte header) in any tuple made
+//     from its rows: its columns are declared of storage PLAIN in the node's result
+//     descriptor, which heap_fill_tuple() does not pack. On heap the node above computes the
+//     value after copying such a row, in the same form.
+//  4. Rows, their order, rescans (with parameters), mark/restore and backward scans are its
 //     input's.
-//  4. With hotplus.read_path off when it starts, it evaluates the expressions as they are.
+//  5. With hotplus.read_path off when it starts, it evaluates the calls as they are.
 #pragma once
 
 #include "am/pg.hpp"

@@ -82,14 +82,13 @@ detoasting_arguments(Node *node, int *first)
 		case T_FuncExpr:
 		{
 			auto *call = reinterpret_cast<FuncExpr *>(node);
-			return built_in_value_reader(call->funcid) && !returns_argument_as_passed(call->funcid) ? call->args : NIL;
+			return value_function(call->funcid) ? call->args : NIL;
 		}
 		case T_OpExpr:
 		case T_DistinctExpr:
 		{
 			auto *call = reinterpret_cast<OpExpr *>(node);
-			return built_in_value_reader(call->opfuncid) && !returns_argument_as_passed(call->opfuncid) ? call->args
-																										: NIL;
+			return value_function(call->opfuncid) ? call->args : NIL;
 		}
 		case T_NullIfExpr:
 		{

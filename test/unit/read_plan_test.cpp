@@ -89,34 +89,3 @@ TEST_CASE("plan_read: seed 003's table, one of 41 columns", "[read_plan]")
 	plan = plan_read(shape);
 	REQUIRE_FALSE(plan.worthwhile());
 }
-
-TEST_CASE("push_below_consumer: two or more references, and clearly fewer detoastings")
-{
-	ConsumedColumn agg;
-	agg.rows_in = 1000;
-	agg.rows_evaluated = 1000; // an aggregate evaluates its arguments on every input row
-	agg.references = 1;
-	CHECK_FALSE(push_below_consumer(agg)); // one reference: nothing to share
-	agg.references = 2;
-	CHECK(push_below_consumer(agg));
-	// A join that keeps few of the rows: heap detoasts only for the matches.
-	ConsumedColumn join;
-	join.rows_in = 1000;
-	join.references = 5;
-	join.rows_evaluated = 100;
-	CHECK_FALSE(push_below_consumer(join));
-	join.rows_evaluated = 300;
-	CHECK(push_below_consumer(join));
-	// Exhaustively against the rule as stated (detoastings: rows_in * margin versus
-	// rows_evaluated * references), on a grid.
-	for (int refs = 0; refs <= 6; ++refs)
-		for (int in = 0; in <= 40; in += 5)
-			for (int evaluated = 0; evaluated <= 40; evaluated += 5)
-			{
-				ConsumedColumn c;
-				c.references = refs;
-				c.rows_in = in;
-				c.rows_evaluated = evaluated;
-				CHECK(push_below_consumer(c) == (refs >= 2 && in * 1.5 <= evaluated * refs));
-			}
-}
