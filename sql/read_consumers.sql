@@ -84,6 +84,14 @@ RESET enable_hashagg;
 -- no node at all.
 EXPLAIN (VERBOSE, COSTS OFF) SELECT max(big->>'1') FROM b;
 EXPLAIN (COSTS OFF) SELECT max(x), sum(id), count(*) FILTER (WHERE x > 3) FROM t;
+-- Values all short and in line (no TOAST block, narrow in ANALYZE's statistics): one copy
+-- would save nothing, nothing moves. Once a value is stored out of line, they move.
+CREATE TABLE sd (id int, doc jsonb) USING hotheap;
+INSERT INTO sd SELECT i, jsonb_build_object('a', i, 'b', md5(i::text)) FROM generate_series(1, 100) i;
+ANALYZE sd;
+SELECT read_nodes('SELECT max(doc->>''a''), max(doc->>''b'') FROM sd') AS short_values;
+INSERT INTO sd SELECT 0, (SELECT jsonb_object_agg(k::text, md5(k::text)) FROM generate_series(1, 600) k);
+SELECT read_nodes('SELECT max(doc->>''a''), max(doc->>''b'') FROM sd') AS one_out_of_line;
 EXPLAIN (COSTS OFF) SELECT y.x, z.x, y.id + z.id FROM t y JOIN t z ON z.id = y.x + 1;
 -- The read path off: the plan is heap's.
 SET hotplus.read_path = off;

@@ -7,6 +7,7 @@
 #include "read/project_node.hpp"
 #include "read/read_references.hpp"
 #include "read/read_scan.hpp"
+#include "read/stored_form.hpp"
 
 extern "C" {
 #include "catalog/pg_type_d.h"
@@ -82,7 +83,8 @@ hotheap_toastable(PlannedStmt *stmt, Index rti, AttrNumber attno, Traced *out)
 	if (rel->rd_tableam == hotheap_routine() && attno <= RelationGetDescr(rel)->natts)
 	{
 		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attno - 1);
-		toastable = !att->attisdropped && att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN;
+		toastable = !att->attisdropped && att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN &&
+					values_may_be_toasted(rel, attno);
 		if (toastable)
 			out->name = pstrdup(NameStr(att->attname));
 	}
