@@ -32,20 +32,20 @@ REPO = os.path.dirname(HERE)
 MODES = {
     'quick': dict(rounds=3, w1_rounds=3, w1_rows=5000, w1_hash_rows=2500, w1_control_rows=25000,
                   docs_rows=5000, duration=3, tpcb_scale=2, t0_rows=100000,
-                  r_rounds=3, r_reps=3, r1_rows=1001, r2_rows=200000, r4_numeric_rows=100000,
+                  r_rounds=3, r_reps=3, r1_rows=1001, r2_rows=200000, r4_numeric_rows=100000, r7_short_rows=100000,
                   oltp_rounds=5, oltp_duration=3),
     'default': dict(rounds=5, w1_rounds=7, w1_rows=20000, w1_hash_rows=10000, w1_control_rows=100000,
                     docs_rows=20000, duration=7, tpcb_scale=10, t0_rows=1000000,
-                    r_rounds=5, r_reps=5, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000,
+                    r_rounds=5, r_reps=5, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000, r7_short_rows=300000,
                     oltp_rounds=11, oltp_duration=5),
     'full': dict(rounds=5, w1_rounds=7, w1_rows=100000, w1_hash_rows=50000, w1_control_rows=500000,
                  docs_rows=100000, duration=30, tpcb_scale=50, t0_rows=10000000,
-                 r_rounds=7, r_reps=7, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000,
+                 r_rounds=7, r_reps=7, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000, r7_short_rows=300000,
                  oltp_rounds=21, oltp_duration=10),
 }
 
 DEFAULT_WORKLOADS = 'w1,w2,w3,w4,w5,w6'
-READ_WORKLOADS = 'r1,r2,r2t,r3,r4,r5,r6'  # opt-in: --workloads r1,r2,r2t,r3,r4,r5,r6
+READ_WORKLOADS = 'r1,r2,r2t,r3,r4,r5,r6,r7'  # opt-in: --workloads r1,r2,r2t,r3,r4,r5,r6,r7
 
 CLIENTS = 2  # pgbench -c 2 -j 2 on this 2-core machine
 
@@ -678,6 +678,23 @@ class Bench:
         self.meta['r_b'] = checks
         log(f'r: {checks}')
 
+    def r_setup_s(self, db):
+        """R7: short jsonb documents stored in line (five fields, ~100 bytes)."""
+        if 'r_s' in self.meta:
+            return
+        n = self.p['r7_short_rows']
+        for am in ('heap', 'hotheap'):
+            db.x(f'DROP TABLE IF EXISTS rs_{am}')
+            db.x(f'CREATE TABLE rs_{am} (id int, doc jsonb) USING {am} WITH (autovacuum_enabled = false)')
+        db.x("INSERT INTO rs_heap SELECT g, jsonb_build_object('1', md5(g::text), '2', g, '3', 'x', '4', g * 2, "
+             "'5', 'abc') FROM generate_series(1, %s) g", (n,))
+        db.x('INSERT INTO rs_hotheap SELECT * FROM rs_heap')
+        checks = {}
+        for am in ('heap', 'hotheap'):
+            db.x(f'VACUUM ANALYZE rs_{am}')
+            checks[f'rs_{am}'] = self.r_table_check(db, f'rs_{am}')
+        self.meta['r_s'] = checks
+
     def r_setup_t(self, db):
         """R2 / R4a: seed 003's table, 41 int NOT NULL columns; R2t: a text column first."""
         if 'r_t' in self.meta:
@@ -808,16 +825,19 @@ class Bench:
                           "count(*) FILTER (WHERE big->>'2' > '0.5'), sum(length(big->>'3')), "
                           "sum(length(big->>'5')), count(*) FILTER (WHERE big ? '10') FROM {t}", 'rb', three, jit,
                           True, None))
+                # Joins and hashed aggregation are not served since issue 31 (a join evaluates
+                # its output on matches only; batches and spills must store heap's rows):
+                # reported, no read node required.
                 g.append((f'J1 hash join, b outer, jit {jit}', f'SELECT {fields}, y.x FROM {{t}} x JOIN rj y ON x.id = y.id',
-                          'rb', three, jit, True, None, hash_only))
+                          'rb', three, jit, False, None, hash_only))
                 g.append((f'J1 nested loop, b outer, jit {jit}',
                           f'SELECT {fields}, y.x FROM {{t}} x JOIN rj y ON y.id = x.id % 1000 + 1', 'rb', three, jit,
-                          True, None, nl_only))
+                          False, None, nl_only))
                 g.append((f'J1 nested loop, b inner, jit {jit}',
-                          f'SELECT {fields}, y.x FROM rj y JOIN {{t}} x ON x.id = y.id + 1', 'rb', three, jit, True,
+                          f'SELECT {fields}, y.x FROM rj y JOIN {{t}} x ON x.id = y.id + 1', 'rb', three, jit, False,
                           None, nl_only))
                 g.append((f'G1 GROUP BY big->>1 hashed, jit {jit}', "SELECT big->>'1', max(big->>'2'), min(big->>'3') "
-                          "FROM {t} GROUP BY 1", 'rb', three, jit, True, None))
+                          "FROM {t} GROUP BY 1", 'rb', three, jit, False, None))
                 g.append((f'G1 GROUP BY big->>g sorted, jit {jit}', "SELECT big->>'g', min(big->>'4'), max(big->>'8') "
                           "FROM {t} GROUP BY 1", 'rb', three, jit, True, None, ['SET enable_hashagg = off']))
                 g.append((f'W1 window over big->>1 by big->>2, jit {jit}', "SELECT id, first_value(big->>'1') OVER "
@@ -842,6 +862,36 @@ class Bench:
             for case, sql in tpch:
                 g.append((case + ', jit off', sql, 'r', [('heap', 'heap', 'on'),
                           ('hotheap', 'hotheap', 'on')], 'off', False, None, ['SET work_mem = \'1MB\'']))
+        elif which == 'r7':
+            # Where heap computes a call on some rows only, or nothing can be saved (issue 31):
+            # hotheap must cost what heap costs. The shapes the old rule made 33x-76x slower
+            # (a filtered aggregate, a CASE branch, joins whose keys never match, a filter
+            # above a subquery's projection misestimated by the planner, a COALESCE fallback
+            # never taken), and aggregates over short in-line documents.
+            hash_only = ['SET enable_mergejoin = off', 'SET enable_nestloop = off']
+            merge_only = ['SET enable_hashjoin = off', 'SET enable_nestloop = off']
+            k5 = 'id % 200 = 5'
+            shapes = [
+                ('X1 three FILTERed max(big->>k)', f"SELECT max(big->>'1') FILTER (WHERE {k5}), max(big->>'2') "
+                 f"FILTER (WHERE {k5}), max(big->>'3') FILTER (WHERE {k5}) FROM {{t}}", 'rb', ()),
+                ('X2 CASE in aggregate arguments', f"SELECT max(CASE WHEN {k5} THEN big->>'1' END), "
+                 f"max(CASE WHEN {k5} THEN big->>'2' END) FROM {{t}}", 'rb', ()),
+                ('X3 hash semi join, keys never match', "SELECT x.big->>'1', x.big->>'2' FROM {t} x WHERE EXISTS "
+                 "(SELECT 1 FROM rj y WHERE y.id = x.id + 100000)", 'rb', hash_only),
+                ('X4 merge join, keys never match', "SELECT x.big->>'1', x.big->>'2', y.x FROM {t} x JOIN rj y "
+                 "ON y.id = x.id + 100000", 'rb', merge_only),
+                ('X5 misestimated filter above a subquery', "SELECT s.big->>'1', s.big->>'2' FROM (SELECT id, big "
+                 "FROM {t} OFFSET 0) s WHERE md5(s.id::text) = 'x'", 'rb', ()),
+                ('X6 COALESCE fallback never taken', "SELECT max(COALESCE(id::text, big->>'1')), "
+                 "max(COALESCE(id::text, big->>'2')) FROM {t}", 'rb', ()),
+                ('X7 short in-line documents, two fields', "SELECT count(doc->>'1'), count(doc->>'2') FROM {t}",
+                 'rs', ()),
+                ('X8 short in-line documents, five fields', "SELECT max(doc->>'1'), max(doc->>'2'), "
+                 "max(doc->>'3'), max(doc->>'4'), max(doc->>'5') FROM {t}", 'rs', ()),
+            ]
+            for case, sql, base, extra in shapes:
+                g.append((f'{case}, jit off', sql, base, [('heap', 'heap', 'on'), ('hotheap', 'hotheap', 'on')],
+                          'off', False, None, list(extra)))
         return g
 
     @staticmethod
@@ -933,9 +983,11 @@ class Bench:
             self.r_setup_b(db)
         if which in ('r2', 'r2t', 'r4'):
             self.r_setup_t(db)
-        if which == 'r6':
+        if which in ('r6', 'r7'):
             self.r_setup_b(db)
             self.r_setup_j(db)
+        if which == 'r7':
+            self.r_setup_s(db)
         if which == 'r4':
             self.r_setup_n(db)
         groups = self.r_groups(which)
@@ -1112,8 +1164,8 @@ class Bench:
                 self.workload_r4c()
             elif w == 'r5':
                 self.workload_r5()
-            elif w == 'r6':
-                self.read_statements('r6')
+            elif w in ('r6', 'r7'):
+                self.read_statements(w)
             else:
                 raise SystemExit(f'unknown workload {w}')
             timings[w] = round(time.time() - t0)

@@ -229,9 +229,11 @@ def _read_targets():
     t.append(('r4', 'R4c nothing to gain (pgbench -S): TPS hotheap / heap',
               ('c: pgbench -S*', 'hotheap'), ('c: pgbench -S*', 'heap'), '>=', 0.98, 'tps'))
     # R6: the read path above the scan (D14b), the issue's goals A1, J1, G1, W1.
+    # Joins and hashed aggregation are not served since issue 31: reported, with heap's time as
+    # their floor (0.95: within the 5% of noise and node-free plans).
     r6_goals = [('A1 five max(big->>k)', 4.0), ('A1b five FILTER/sum fields', 4.0),
-                ('J1 hash join, b outer', 3.0), ('J1 nested loop, b outer', 3.0),
-                ('J1 nested loop, b inner', 3.0), ('G1 GROUP BY big->>1 hashed', 2.0),
+                ('J1 hash join, b outer', 0.95), ('J1 nested loop, b outer', 0.95),
+                ('J1 nested loop, b inner', 0.95), ('G1 GROUP BY big->>1 hashed', 0.95),
                 ('G1 GROUP BY big->>g sorted', None), ('W1 window over big->>1 by big->>2', 1.0)]
     for jit in ('off', 'on'):
         for case, goal in r6_goals:
@@ -245,6 +247,13 @@ def _read_targets():
               'T4 notes sorted'):
         t.append(('r6', f'R6 {c} (TPC-H-like), jit off: speedup heap / hotheap',
                   (f'{c}, jit off', 'heap'), (f'{c}, jit off', 'hotheap'), '>=', 0.98, 'ms'))
+    # R7: shapes where nothing can be gained (issue 31): hotheap within 5% of heap's time.
+    for c in ('X1 three FILTERed max(big->>k)', 'X2 CASE in aggregate arguments',
+              'X3 hash semi join, keys never match', 'X4 merge join, keys never match',
+              'X5 misestimated filter above a subquery', 'X6 COALESCE fallback never taken',
+              'X7 short in-line documents, two fields', 'X8 short in-line documents, five fields'):
+        t.append(('r7', f'R7 {c}, jit off: time hotheap / heap', (f'{c}, jit off', 'hotheap'),
+                  (f'{c}, jit off', 'heap'), '<=', 1.05, 'ms'))
     return t
 
 
@@ -361,7 +370,7 @@ def read_section(rows, meta, rr, r5):
     L.append('| workload | case | variant | statement | plan | JIT functions | runs | median ms | '
              'median backend CPU ms | median run-queue wait ms | rows |')
     L.append('|---|---|---|---|---|---|---|---|---|---|---|')
-    for w in ('r1', 'r2', 'r2t', 'r4', 'r6'):
+    for w in ('r1', 'r2', 'r2t', 'r4', 'r6', 'r7'):
         for key, c in checks.get(w, {}).items():
             case, variant = key.split(' | ')
             if variant == 'memory':
@@ -395,7 +404,7 @@ def read_section(rows, meta, rr, r5):
             L.append(f"| {case} | {show(m['heap'])} | {show(m['hotheap'])} | "
                      f"{show({k: v[1] for k, v in m['hotheap_more'].items()}) if m['hotheap_more'] else 'never'} |")
         L.append('')
-    for w in ('r1', 'r2', 'r2t', 'r4', 'r3', 'r6'):
+    for w in ('r1', 'r2', 'r2t', 'r4', 'r3', 'r6', 'r7'):
         cases = []
         for r in rows:
             if r['workload'] == w and r['metric'] in ('ms', 'tps') and r['case'] not in cases:
@@ -657,7 +666,7 @@ def render(out):
              f"pgbench ran at nice {meta.get('nice', 0)}" +
              (' (priority over other work on the shared machine)' if meta.get('nice') else ''))
     loads = []
-    for w in ('w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'r1', 'r2', 'r2t', 'r3', 'r4', 'r5', 'r6'):
+    for w in ('w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'r1', 'r2', 'r2t', 'r3', 'r4', 'r5', 'r6', 'r7'):
         ls = [float(r['loadavg1']) for r in sel(rows, w) if r.get('loadavg1')]
         if ls:
             loads.append(f"{w} median {med(ls):.1f} (max {max(ls):.1f})")
