@@ -948,6 +948,10 @@ class Bench:
             for variant, s in sums.items():
                 if s != first:
                     raise SystemExit(f'{which} {case}: results differ between variants: {sums}')
+            # R7's shapes can gain nothing: hotheap must run heap's plan, node for node.
+            plans = {v: checks[f'{case} | {v}']['plan'] for v, _, _ in variants}
+            if which == 'r7' and len(set(plans.values())) != 1:
+                raise SystemExit(f'{which} {case}: hotheap does not run heap\'s plan: {plans}')
             # Sort, Hash and HashAggregate memory and temp files: hotheap's never above heap's.
             if 'heap' in memory and 'hotheap' in memory:
                 more_memory = {k: (memory['heap'].get(k, 0), v) for k, v in memory['hotheap'].items()
