@@ -120,6 +120,18 @@ selftest_active()
 // times, not per row; a statement that wrote one back keeps comparing.
 constexpr int kUnequalFetchesBeforeGivingUp = 32;
 
+// Whether heap stores a new in-line, uncompressed value of len data bytes with a 1-byte
+// header whichever header it arrives with: heap_fill_tuple() packs a 4-byte one that fits
+// when the column is packable (not of storage PLAIN). A value built by an input function (in
+// a virtual slot: the logical replication apply worker's) next to a stored one with a 1-byte
+// header is then the same as stored, as heap_update() finds comparing the formed tuples; next
+// to an old one stored with a 4-byte header (while the column was PLAIN) it differs as stored.
+bool
+stored_short(Form_pg_attribute attr, Size len)
+{
+	return attr->attstorage != TYPSTORAGE_PLAIN && len + VARHDRSZ_SHORT <= VARATT_SHORT_MAX;
+}
+
 core::ColumnChange
 classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *new_slot,
 				AttrNumber att)
@@ -137,7 +149,7 @@ classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *ne
 		// Both in line and uncompressed (the common short value): their bytes after the
 		// header are their images, so compare those here instead of datumIsEqual() and
 		// toast_raw_datum_size() (about 100 instructions per update on a short indexed
-		// value). Only a 1-byte header next to a 4-byte one differs in stored bytes alone.
+		// value). Only the headers can differ in stored bytes alone.
 		auto *o = reinterpret_cast<struct varlena *>(DatumGetPointer(old_value));
 		auto *n = reinterpret_cast<struct varlena *>(DatumGetPointer(new_value));
 		if (!VARATT_IS_EXTERNAL(o) && !VARATT_IS_COMPRESSED(o) && !VARATT_IS_EXTERNAL(n) &&
@@ -148,8 +160,9 @@ classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *ne
 				return core::ColumnChange::Changed;
 			if (memcmp(VARDATA_ANY(o), VARDATA_ANY(n), len) != 0)
 				return selftest_active() ? core::ColumnChange::ImageEqual : core::ColumnChange::Changed;
-			if (VARATT_IS_SHORT(o) == VARATT_IS_SHORT(n))
-				return core::ColumnChange::Same; // byte for byte: what datumIsEqual() says
+			// The old version as stored, the new one as heap will store it.
+			if (VARATT_IS_SHORT(o) == (VARATT_IS_SHORT(n) || stored_short(attr, len)))
+				return core::ColumnChange::Same; // byte for byte
 			info->columns[att].unequal_fetches = -1;
 			return core::ColumnChange::ImageEqual;
 		}
