@@ -11,7 +11,9 @@
 #      (tracked ones with their uncommitted changes, and untracked ones git does not ignore,
 #      as scripts/test.sh copies them), so no build output of the working tree gets in; the
 #      build runs the regression and isolation suites against the built files itself
-#      (debian/rules, pg_buildext installcheck);
+#      (debian/rules, pg_buildext installcheck), which is checked. The copy is in a mode-0700
+#      directory of root's (mktemp -d) that the postgres user cannot read, as a root clone in
+#      /root is: the build must pass from there too (the test server runs as postgres);
 #   4. checks the package's contents: the library, the control file, every SQL script of
 #      the tree (hotplus--*.sql), nothing of the tests and nothing else in the server's
 #      directories; and its dependency on postgresql-15;
@@ -101,8 +103,9 @@ apt=(apt-get -o DPkg::Lock::Timeout=600)
 
 work=$(mktemp -d -t hotplus-package.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-# The servers of the build's test and of this script run as postgres and read the build copy.
-chmod 755 "$work"
+# mktemp -d's mode 0700: the build below runs where the postgres user cannot read, as from a
+# root clone in /root (it is opened for the later steps after the build).
+chmod 700 "$work"
 
 # --- no hotplus in the server before the package ------------------------------------------
 if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -qE ' (installed|config-files|unpacked|half-[a-z]+)$'; then
@@ -119,8 +122,12 @@ mkdir -p "$src"
 	while IFS= read -r -d '' f; do
 		if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
 	done | xargs -0 -r cp -P --parents -t "$src")
+check "build copy unreadable to postgres" bash -c "! runuser -u postgres -- test -r '$src'"
 (cd "$src" && nice dpkg-buildpackage -us -uc -b) >"$log_dir/build.log" 2>&1
 build_rc=$?
+# The later steps run with the build copy open to all, as they did before the build was
+# tested from a closed directory.
+chmod 755 "$work"
 deb=$(ls "$work/${package}_${version}_"*.deb 2>/dev/null | head -1)
 if ((build_rc != 0)) || [ -z "$deb" ]; then
 	tail -60 "$log_dir/build.log"
@@ -129,6 +136,8 @@ if ((build_rc != 0)) || [ -z "$deb" ]; then
 fi
 record build 1 0
 grep -E '^ *(# )?All [0-9]+ tests passed' "$log_dir/build.log" | sed 's/^/   build-time suite: /'
+check "build: ran regress and isolation" \
+	test "$(grep -cE '^ *(# )?All [0-9]+ tests passed' "$log_dir/build.log")" -eq 2
 check "build: no compiler warning" bash -c "! grep -q 'warning:' '$log_dir/build.log'"
 cp "$deb" "$log_dir/"
 
