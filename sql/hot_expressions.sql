@@ -357,7 +357,7 @@ RESET enable_bitmapscan;
 SELECT hotplus_stat_reset();
 UPDATE w SET b = 'again' WHERE id = 5;
 SELECT nonhot_index_changed, hot_by_expression FROM hotplus_stat_tables WHERE relid = 'w'::regclass;
-SELECT indexrelid::regclass, blocked_hot FROM hotplus_stat_indexes WHERE relid = 'w'::regclass AND blocked_hot > 0;
+SELECT indexrelid::regclass, nonhot_first_changed FROM hotplus_stat_indexes WHERE relid = 'w'::regclass AND nonhot_first_changed > 0;
 SELECT check_btrees('w');
 SELECT * FROM check_scans($$SELECT id, b FROM w WHERE w_key(w) = 2$$);
 SELECT * FROM check_scans($$SELECT id, a FROM w WHERE w_key(w) BETWEEN 4 AND 12$$);

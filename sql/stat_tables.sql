@@ -27,7 +27,7 @@ SELECT relname, mode, updates, hot_stock, hot_by_expression, hot_by_partial, hot
        toast_reused, nonhot_index_changed, nonhot_page_full, nonhot_other, checks_skipped,
        check_time_ms >= 0 AS timed
 FROM hotplus_stat_tables WHERE relname = 'st';
-SELECT indexrelname, relname, blocked_hot FROM hotplus_stat_indexes ORDER BY 1;
+SELECT indexrelname, relname, nonhot_first_changed FROM hotplus_stat_indexes ORDER BY 1;
 
 -- Outcomes add up to the number of updates.
 SELECT updates = hot_stock + hot_by_expression + hot_by_partial + hot_by_image
@@ -43,6 +43,45 @@ CREATE INDEX st_img_big ON st_img (md5(big));
 CREATE INDEX st_img_raw ON st_img (left(big, 10));
 UPDATE st_img SET big = big || '';
 SELECT relname, updates, hot_stock, hot_by_image, toast_reused FROM hotplus_stat_tables WHERE relname = 'st_img';
+
+-- hotplus.verify (on in the test clusters) checked each of those updates: the reused datums
+-- and the indexes. At a sample rate of 0 it checks none and counts them as left out.
+SELECT relname, verified, verify_sampled_out FROM hotplus_stat_tables WHERE relname = 'st_img';
+SET hotplus.verify_sample_rate = 0;
+UPDATE st_img SET big = big || '' WHERE id <= 5;
+RESET hotplus.verify_sample_rate;
+SELECT relname, updates, verified, verify_sampled_out FROM hotplus_stat_tables WHERE relname = 'st_img';
+
+-- nonhot_first_changed counts, per index, the non-HOT updates in which it was the first
+-- index hotplus found changed: the decision stops there. Both lower(a) and lower(b) change
+-- in the first 10 updates, only lower(b) in the next 10: lower(b) changed in 20, and is the
+-- first found changed in 10 (a is the lower column, compared first).
+CREATE TABLE st_two (id int PRIMARY KEY, a text, b text) USING hotheap;
+INSERT INTO st_two SELECT g, 'a' || g, 'b' || g FROM generate_series(1, 20) g;
+CREATE INDEX st_two_a ON st_two (lower(a));
+CREATE INDEX st_two_b ON st_two (lower(b));
+UPDATE st_two SET a = a || 'x', b = b || 'y' WHERE id <= 10;
+UPDATE st_two SET b = b || 'y' WHERE id > 10;
+SELECT indexrelname, nonhot_first_changed FROM hotplus_stat_indexes WHERE relname = 'st_two' ORDER BY 1;
+SELECT updates, nonhot_index_changed FROM hotplus_stat_tables WHERE relname = 'st_two';
+
+-- hotplus_advise() judges a hotheap table on hotplus's counters alone, the same epoch as
+-- hotplus_stat_tables (after a reset: only what came since), and says what it rests on.
+SELECT hotplus_stat_reset();
+UPDATE st_two SET a = upper(a);
+SELECT updates, hot_share, suggested_fillfactor, advice FROM hotplus_advise() WHERE relid = 'st_two'::regclass;
+-- A fillfactor only on enough evidence: 20 updates that found no room suggest nothing; 1,000
+-- do.
+CREATE TABLE st_full (id int PRIMARY KEY, v text, pad text) USING hotheap;
+INSERT INTO st_full SELECT g, 'v', repeat('x', 120) FROM generate_series(1, 1000) g;
+CREATE INDEX st_full_v ON st_full (lower(v));
+UPDATE st_full SET v = upper(v), pad = pad || 'y' WHERE id <= 20;
+SELECT updates, nonhot_page_full FROM hotplus_stat_tables WHERE relname = 'st_full';
+SELECT suggested_fillfactor FROM hotplus_advise() WHERE relid = 'st_full'::regclass;
+UPDATE st_full SET v = lower(v), pad = pad || 'y';
+SELECT updates, nonhot_page_full > 100 AS many_page_full FROM hotplus_stat_tables WHERE relname = 'st_full';
+SELECT suggested_fillfactor, advice FROM hotplus_advise() WHERE relid = 'st_full'::regclass;
+DROP TABLE st_two, st_full;
 
 -- hotplus.enabled = off: heap decides, nothing is checked.
 SET hotplus.enabled = off;

@@ -2,7 +2,9 @@
 -- tables keep their access method and rows, the counts gathered before stay, and the view
 -- gains the read path's columns (1.1), which then count HotheapRead scans; 1.2 adds the
 -- statistics of Citus distributed tables, empty where Citus is not installed; 1.3 adds
--- check_failures (decisions that failed inside hotplus), 0 for the counts gathered before.
+-- check_failures (decisions that failed inside hotplus), 0 for the counts gathered before;
+-- 1.4 adds verified and verify_sampled_out (hotplus.verify's checks), renames the indexes'
+-- blocked_hot nonhot_first_changed, and adds wrappers of the contrib tools.
 -- Design points: none (the extension's objects)
 CREATE DATABASE hotplus_upgrade;
 \c hotplus_upgrade
@@ -18,7 +20,8 @@ SELECT extversion FROM pg_extension WHERE extname = 'hotplus';
 ALTER EXTENSION hotplus UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'hotplus';
 SELECT c.relname, a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.relname = 'docs';
-SELECT relname, updates, hot_by_expression, read_scans, read_rows, check_failures FROM hotplus_stat_tables;
+SELECT relname, updates, hot_by_expression, read_scans, read_rows, check_failures, verified, verify_sampled_out FROM hotplus_stat_tables;
+SELECT indexrelname, nonhot_first_changed FROM hotplus_stat_indexes;
 SELECT id FROM docs WHERE n = 0 AND c7 > 17 ORDER BY id;
 SELECT relname, updates, read_scans, read_rows FROM hotplus_stat_tables;
 UPDATE docs SET doc = doc || jsonb_build_object('x', 2);

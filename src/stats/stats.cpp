@@ -27,9 +27,9 @@ namespace hotplus {
 namespace {
 
 // Order of the counters as the SQL function returns them: kUpdates..kChecksSkipped, then
-// check_time_ms, then the read path's counters (added in 1.1), then check_failures (1.3): an
-// older definition of the function, still installed before ALTER EXTENSION UPDATE, asks
-// for fewer columns.
+// check_time_ms, then the read path's counters (added in 1.1), then check_failures (1.3),
+// then the verifier's (1.4): an older definition of the function, still installed before
+// ALTER EXTENSION UPDATE, asks for fewer columns.
 enum TableCounter
 {
 	kUpdates,
@@ -45,6 +45,8 @@ enum TableCounter
 	kReadScans, // HotheapRead nodes that ran with the read path on (not in parallel workers)
 	kReadRows,	// rows they returned
 	kCheckFailures, // updates whose decision failed (a C++ exception; 1.3)
+	kVerified,		   // updates hotplus.verify checked (1.4)
+	kVerifySampledOut, // updates it would have checked, left out by hotplus.verify_sample_rate (1.4)
 	kTableCounters
 };
 constexpr int kCountersBeforeCheckTime = kChecksSkipped + 1;
@@ -559,6 +561,8 @@ stats_count(Oid relid, const UpdateReport &report)
 		entry->counters[kChecksSkipped]++;
 	if (report.check_failed)
 		entry->counters[kCheckFailures]++;
+	entry->counters[kVerified] += report.verified;
+	entry->counters[kVerifySampledOut] += report.verify_sampled_out;
 	entry->check_time_ns += report.check_time_ns;
 
 	if (OidIsValid(report.blocking_index))

@@ -39,6 +39,8 @@ struct UpdateReport
 	Oid blocking_index;		// the index found changed, if known
 	int64 check_time_ns;	// time spent deciding (checked updates)
 	bool check_failed;		// the decision failed (a C++ exception): heap decided alone
+	bool verified;			// hotplus.verify checked what hotplus changed (reused datums, indexes)
+	bool verify_sampled_out; // hotplus.verify would have checked it; its sample rate left it out
 };
 static_assert(std::is_trivially_destructible_v<UpdateReport>); // on frames an ERROR may unwind
 

@@ -249,6 +249,8 @@ struct Findings
 	bool beyond_stock_inputs = false; // HOT allowed on the indexes' true inputs only
 	bool by_parts = false;			  // a changed jsonb column kept the fields indexes read
 	bool check_failed = false;		  // the core threw: heap decided alone
+	bool verified = false;			  // hotplus.verify checked reused datums or indexes
+	bool verify_sampled_out = false;  // it would have, but the sample rate left it out
 	bool timed = false; // one of the kCheckTimeSampleEvery checks that are timed
 	instr_time started;
 	int64 check_ns = 0; // the timed check's time, times kCheckTimeSampleEvery
@@ -597,8 +599,9 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	}
 
 	// hotplus.verify compares reused datums with the values written, which final_form frees.
-	const bool verified = (reused_form != nullptr || (f->decided && f->decision.hot_allowed)) &&
-						  verifier_samples_update();
+	const bool verify_wanted = settings.verify && (reused_form != nullptr || (f->decided && f->decision.hot_allowed));
+	const bool verified = verify_wanted && verifier_samples_update();
+	f->verify_sampled_out = verify_wanted && !verified;
 	int nwritten = 0;
 	AttrNumber *written_atts = nullptr;
 	Datum *written = nullptr;
@@ -622,7 +625,10 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 		final_form(a.slot, reused_form);
 
 	if (nwritten > 0)
+	{
 		verify_reused_datums(a.rel, a.slot, nwritten, written_atts, written);
+		f->verified = true;
+	}
 
 	// When a decision was needed, some column heap's HOT check reads differs as stored (or
 	// heap reads more columns than the indexes do), so heap alone would refuse HOT. An
@@ -631,7 +637,10 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	if (!f->decided || !f->decision.hot_allowed || !relation_info_revalidate(info, a.rel))
 		return heap_decides(a);
 	if (verified)
+	{
 		verify_indexes_unchanged(a.rel, a.otid, a.slot);
+		f->verified = true;
+	}
 
 	// The override needs the relcache's bitmaps computed (an invalidation clears them), and
 	// computing them may accept invalidations: compute, then check the entry once more.
@@ -693,6 +702,8 @@ count(Relation rel, RelationInfo *info, const UpdateArgs &a, TM_Result result, c
 		report.blocking_index = info->indexes[f.decision.blocking_index].index_oid;
 	report.check_time_ns = f.check_ns;
 	report.check_failed = f.check_failed;
+	report.verified = f.verified;
+	report.verify_sampled_out = f.verify_sampled_out;
 	stats_count(RelationGetRelid(rel), report);
 }
 
