@@ -47,6 +47,9 @@ RESET client_min_messages;
 CREATE DATABASE am_dropext_db;
 \c am_dropext_db
 CREATE EXTENSION hotplus;
+-- the default README suggests (ALTER DATABASE ... SET), for the database and for a role in it
+ALTER DATABASE am_dropext_db SET default_table_access_method = hotheap;
+ALTER ROLE CURRENT_USER IN DATABASE am_dropext_db SET default_table_access_method = hotheap;
 CREATE TABLE a (id int PRIMARY KEY, v text) USING hotheap;
 CREATE TABLE h (id int PRIMARY KEY, a_id int REFERENCES a (id)) USING heap;
 CREATE TABLE p (id int) PARTITION BY RANGE (id);
@@ -69,6 +72,24 @@ SELECT count(*) FROM p;
 SELECT conname FROM pg_constraint WHERE conrelid = 'h'::regclass AND contype <> 'n' ORDER BY 1;
 SELECT count(*) FROM pg_am WHERE amname = 'hotheap';
 CREATE TABLE b (id int) USING hotheap;
+-- the settings outlive the extension: every new connection warns (twice: the database's and
+-- the role's), and tables are created as heap; RESET takes them away (README "Uninstalling")
+\c am_dropext_db
+SHOW default_table_access_method;
+CREATE TABLE n (id int);
+SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = 'n'::regclass;
+DROP TABLE n;
+SELECT CASE WHEN s.setrole = 0 THEN 'database' WHEN r.rolname = current_user THEN 'role in database' END AS setting,
+       s.setconfig
+FROM pg_db_role_setting s LEFT JOIN pg_roles r ON r.oid = s.setrole
+WHERE s.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
+ORDER BY 1;
+ALTER DATABASE am_dropext_db RESET default_table_access_method;
+ALTER ROLE CURRENT_USER IN DATABASE am_dropext_db RESET default_table_access_method;
+\c am_dropext_db
+SHOW default_table_access_method;
+SELECT count(*) FROM pg_db_role_setting
+WHERE setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database());
 -- the extension can be created again
 CREATE EXTENSION hotplus;
 CREATE TABLE b (id int PRIMARY KEY) USING hotheap;
