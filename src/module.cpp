@@ -7,6 +7,7 @@
 #include "am/pg.hpp"
 
 #include "am/as_heap.hpp"
+#include "am/contrib_as_heap.hpp"
 #include "am/hotheap_am.hpp"
 #include "update/hot_update.hpp"
 #include "update/hot_blocking_override.hpp"
@@ -30,6 +31,7 @@ _PG_init(void)
 	hotplus::define_settings();
 	hotplus::hotheap_am_init(hotplus::hotheap_tuple_update);
 	hotplus::as_heap_init();
+	hotplus::contrib_as_heap_init();
 	hotplus::relation_info_init();
 	hotplus::verifier_init();
 	hotplus::hot_blocking_override_init();

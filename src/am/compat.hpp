@@ -196,6 +196,21 @@ compat_table_ownercheck(Oid relid, Oid roleid)
 #endif
 }
 
+// --- EXECUTE privilege on a function --------------------------------------------------------
+// PG16 likewise replaced pg_proc_aclcheck with object_aclcheck(ProcedureRelationId, ...).
+extern "C" {
+#include "catalog/pg_proc_d.h"
+}
+inline AclResult
+compat_function_aclcheck(Oid function, Oid roleid)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_aclcheck(ProcedureRelationId, function, roleid, ACL_EXECUTE);
+#else
+	return pg_proc_aclcheck(function, roleid, ACL_EXECUTE);
+#endif
+}
+
 // --- Clock ------------------------------------------------------------------------------
 // PG16 ("instr_time: Represent time as an int64 on all platforms") made instr_time an int64
 // of nanoseconds with INSTR_TIME_GET_NANOSEC; in PG15 on Linux it is a struct timespec.

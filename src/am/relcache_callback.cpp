@@ -4,8 +4,9 @@ namespace hotplus {
 
 namespace {
 
-// As many as hotplus's modules add (as_heap, relation_info, verifier, hot_blocking_override).
-constexpr int max_callbacks = 4;
+// As many as hotplus's modules add (as_heap, relation_info, verifier, hot_blocking_override,
+// contrib_as_heap).
+constexpr int max_callbacks = 5;
 RelcacheCallbackFunction callbacks[max_callbacks];
 int ncallbacks = 0;
 
