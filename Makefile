@@ -49,6 +49,7 @@ REGRESS_TESTS = \
 	am_partitioned_am \
 	am_toast \
 	am_update_paths \
+	contrib_as_heap \
 	convert \
 	decision_jsonb \
 	decision_scope \
