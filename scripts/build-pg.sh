@@ -182,9 +182,11 @@ cd "$build"
 rm -rf "$prefix" # a server built with other options
 step configure "$build/configure.log" ./configure "${options[@]}" "${cflags[@]}" ${HOTPLUS_PG_CONFIGURE_EXTRA:-}
 step make "$build/build.log" make -j"$(nproc)" -s
-# Only the contrib modules the tests load (amcheck, pageinspect): the rest of contrib would
-# add about a minute per server on 2 cores.
-contrib=(amcheck pageinspect)
+# Only the contrib modules the tests load (amcheck, pageinspect; pgstattuple, pgrowlocks and
+# pg_surgery for contrib_as_heap and t/007): the rest of contrib would add about a minute per
+# server on 2 cores. (A server built before these were added lacks the last three: build them
+# with make -C contrib/NAME install in its build directory.)
+contrib=(amcheck pageinspect pgstattuple pgrowlocks pg_surgery)
 for module in "${contrib[@]}"; do
 	step "make contrib/$module" "$build/build.log" make -j"$(nproc)" -s -C "contrib/$module"
 done
