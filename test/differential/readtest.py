@@ -55,6 +55,36 @@ For each seed, in its own schema (dropped when the seed passes):
     unguarded, where both modes fail). EXPLAIN (VERBOSE) with the read path on tells
     whether a HotheapRead and a HotheapProject node were used (counted separately); with it
     off there must be neither, and neither may evaluate anything over oh's columns;
+  - about 12% of the queries (q_exact) are issue 31's shapes, where a call moved below the node
+    would differ from heap's: two or more calls that may move (x.big->'k', x.big->>'k', #>, #>>,
+    ?, @>, length, octet_length, md5: none can fail) over one big column of t (or its
+    partitioned / inheritance copy) or of o, read from the table, from a subquery that is not
+    pulled up (OFFSET 0, ORDER BY ... LIMIT), from a plain view or a security_barrier view of it;
+    in aggregate arguments, FILTERs and projections, next to
+      - calls that fail on some rows (jsonb_array_length of an object or a string, 'none'::int,
+        100 / 0 from a field or a length, decode of non-hex text) guarded in every position
+        PostgreSQL evaluates conditionally: CASE, COALESCE, AND, OR, a row comparison
+        (ROW(jsonb_typeof(x), jsonb_array_length(x)) > ROW('array', 0)), the subscript of a NULL
+        array, a FILTER; and, rarely, unguarded next to the Agg's own division by zero (and as a
+        strict function's argument beside a NULL): the query fails in both modes, with heap's
+        SQLSTATE (without parallel query, whose row order would decide);
+      - whole rows of the subquery or view (s::text, to_jsonb(s) - 'v', s IS [NOT] NULL, in
+        projections and aggregates), and SELECT ... FOR UPDATE OF x joined with such a subquery
+        (whose rows are then copied whole);
+      - storage-reporting functions of moved values (sum(pg_column_size(x.big->'k')),
+        pg_column_size(max(x.big->>'k')), pg_column_compression(...), through NULLIF), in plain
+        and sorted aggregates, grouped (the Agg evaluates each group's first row on its copy);
+      - work_mem = 64kB: hash aggregates of many groups that spill, sorted aggregates above sorts
+        that spill (some after a filter estimated to keep one row that keeps all), hash joins of
+        the table (outer side, often a LEFT JOIN) with 4,000 rows estimated at 0.5% of them, that
+        go to several batches at run time, with the calls in the join's output list or above it;
+    plain, sorted and hashed aggregation, GROUP BY calls of the column. Besides rows on = off:
+    the same query over the heap twins (oh and its views) must give the same rows or SQLSTATE;
+    with work_mem = 64kB and without parallel query, EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) must
+    show the same "Temp Written Blocks" at the top of the plan with the read path on and off, and
+    on the heap twin when its plan has the same nodes; then UPDATE ... FROM (SELECT ... OFFSET 0)
+    s ... RETURNING s (its whole row, calls over its column), rolled back, must return the same
+    rows on and off, and on o as on oh;
   - prepared statements executed 7 times with parameters (prepared again after switching), and
     once planned with the read path on and executed with it off; two queries of the D14b shapes
     prepared with the read path on and executed with it on and off;
@@ -65,15 +95,19 @@ For each seed, in its own schema (dropped when the seed passes):
     session B (read path on for one copy, off for the other) runs UPDATE/DELETE ... RETURNING or
     SELECT ... FOR UPDATE with a qual on those columns and blocks; A commits (or rolls back);
     B's result and the final table contents must match between the copies.
-A query that fails the same way (SQLSTATE) in both modes is skipped (counted); a failure on one
-side only, a server crash, a HotheapRead or HotheapProject node with the read path off, or one
-evaluating the heap table's columns fails the seed.
+A query that fails the same way (SQLSTATE) in both modes is skipped (counted), as is a heap twin
+failing with another SQLSTATE on a plan of other nodes (its rows come in another order); a failure
+on one side only, different SQLSTATEs, a server crash, a HotheapRead or HotheapProject node with
+the read path off, or one evaluating the heap table's columns, a heap twin's other outcome or
+different temporary blocks fail the seed.
 
 Usage: readtest.py [--seeds A-B] [--verbose] [--avoid TAG,...] [--keep]
 Connection from the usual PG* environment variables (the script creates the extension and a
 role readtest_rls). Prints one line per seed ("seed N ok (Q queries, R through HotheapRead,
-P through HotheapProject, S skipped, T s)" or "seed N FAILED (...)" with details indented by
-4 spaces), a summary line starting with "#", and a final line
+P through HotheapProject, S skipped, E of issue 31's shapes (H against heap twins, B
+temporary-block checks, W spilling), T s)": W of the B checks wrote temporary blocks; or "seed N
+FAILED (...)" with details indented by 4 spaces), a summary line starting with "#", and a final
+line
 "N passed, N failed"; the exit status is non-zero when a seed failed. Replay a seed with
 --seeds S-S; --verbose adds each seed's configuration, phases, skipped and slow queries.
 --avoid leaves out what triggers a known discrepancy, to look for others behind it:
@@ -219,7 +253,45 @@ SAFE = {
               "$C @> '{\"b\": \"b3\"}'", "$C->>'n'", "$C->'k'", "md5($C->>'f9')", "length($C->>'f7')"],
     "text": ["length($C)", "md5($C)", "octet_length($C)"],
 }
-for _pool in (REP, KEY, NUM, COND, UNSAFE, SAFE):
+# Issue 31's shapes (q_exact): a move must leave everything heap's, so the calls of these pools
+# are placed where a call moved below the node would differ from heap's in one of the ways the
+# issue found. By result type, calls that raise no error whatever the value (the only ones that
+# may move): EX_TEXT (text), EX_VAR (text or jsonb: varlenas whose stored form functions such as
+# pg_column_size() see), EX_INT, EX_BOOL; EX_KEY: few distinct values (GROUP BY). EX_FAIL:
+# (guard, integer call) where the call raises an error on some rows, and only on rows where the
+# guard is not true: in t's and o's documents 'n' is not a number exactly where 'a' is null (t) or
+# '0' (o), 'b' is a string, every document is an object; texts shorter than 100 characters make
+# the division fail.
+EX_TEXT = {
+    "jsonb": ["$C->>'k'", "$C->>'b'", "$C #>> '{nested,x}'", "$C->>'f3'", "md5($C->>'f9')", "$C->>'n'"],
+    "text": ["md5($C)"],
+}
+EX_VAR = {
+    "jsonb": EX_TEXT["jsonb"] + ["$C->'a'", "$C->'k'", "$C #> '{nested}'", "$C->'f2'", "$C->'b'"],
+    "text": ["md5($C)"],
+}
+EX_INT = {
+    "jsonb": ["length($C->>'f7')", "octet_length($C->>'k')", "length($C->>'b')"],
+    "text": ["length($C)", "octet_length($C)"],
+}
+EX_BOOL = {
+    "jsonb": ["$C ? 'b'", "$C ? 'f5'", "$C @> '{\"b\": \"b3\"}'", "$C->>'k' < 'k5'", "$C #>> '{nested,x}' = '2'"],
+    "text": ["length($C) > 100", "md5($C) < '8'", "octet_length($C) % 3 = 0"],
+}
+EX_KEY = {
+    "jsonb": ["$C->>'b'", "$C->>'k'", "$C #>> '{nested,x}'", "$C ? 'f5'"],
+    "text": ["length($C) % 10", "length($C) > 100", "left(md5($C), 1)"],
+}
+EX_FAIL = {
+    "jsonb": [("jsonb_typeof($C) = 'array'", "jsonb_array_length($C)"),
+              ("$C->>'a' <> '0'", "($C->>'n')::int"),
+              ("jsonb_typeof($C->'b') = 'array'", "jsonb_array_length($C->'b')"),
+              ("($C->>'a')::int % 3 <> 0", "100 / (($C->>'a')::int % 3)")],
+    "text": [("$C ~ '^s[0-9]+$'", "substr($C, 2, 3)::int"),
+             ("length($C) >= 100", "100 / (length($C) / 100)"),
+             ("$C ~ '^([0-9a-f][0-9a-f])+$'", "length(decode($C, 'hex'))")],
+}
+for _pool in (REP, KEY, NUM, COND, UNSAFE, SAFE, EX_TEXT, EX_VAR, EX_INT, EX_BOOL, EX_KEY, EX_FAIL):
     _pool["varchar"] = _pool["text"]
 
 
@@ -488,20 +560,52 @@ def short(v, n=160):
     return s if len(s) <= n else s[:n] + "...(%d chars)" % len(s)
 
 
-def describe_diff(a, b):
+def describe_diff(a, b, la="on", lb="off"):
     if isinstance(a, tuple) and a and a[0] == "ERROR" or isinstance(b, tuple) and b and b[0] == "ERROR":
-        return "on: %s\noff: %s" % (short(a, 400), short(b, 400))
+        return "%s: %s\n%s: %s" % (la, short(a, 400), lb, short(b, 400))
     if len(a) != len(b):
         extra_a = [r for r in a if r not in b][:2]
         extra_b = [r for r in b if r not in a][:2]
-        return "on: %d rows, off: %d rows; only on: %s; only off: %s" % (len(a), len(b), short(extra_a, 600),
-                                                                       short(extra_b, 600))
+        return "%s: %d rows, %s: %d rows; only %s: %s; only %s: %s" % (la, len(a), lb, len(b), la, short(extra_a, 600),
+                                                                     lb, short(extra_b, 600))
     for i, (ra, rb) in enumerate(zip(a, b)):
         if ra != rb:
             cols = [j for j in range(min(len(ra), len(rb))) if ra[j] != rb[j]]
-            return "row %d differs in column(s) %s: on %s, off %s" % (
-                i, cols, short([ra[j] for j in cols], 400), short([rb[j] for j in cols], 400))
+            return "row %d differs in column(s) %s: %s %s, %s %s" % (
+                i, cols, la, short([ra[j] for j in cols], 400), lb, short([rb[j] for j in cols], 400))
     return "same?"
+
+
+def outcome_diff(a, b, ordered, la, lb):
+    """None when a and b (rows, or ("ERROR", sqlstate, message)) are the same rows (in the same order
+    if ordered) or errors of the same SQLSTATE; else what differs."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        if isinstance(a, tuple) and isinstance(b, tuple) and a[1] == b[1]:
+            return None
+        return describe_diff(a, b, la, lb)
+    if not ordered:
+        a, b = sorted(a, key=rowkey), sorted(b, key=rowkey)
+    return None if a == b else describe_diff(a, b, la, lb)
+
+
+def plan_nodes(plan, depth=0):
+    """A JSON plan's nodes in preorder: (depth, name, temporary blocks the node wrote itself; a node's
+    buffer counts include its children's)."""
+    kids = plan.get("Plans", [])
+    own = plan.get("Temp Written Blocks", 0) - sum(k.get("Temp Written Blocks", 0) for k in kids)
+    out = [(depth, plan.get("Custom Plan Provider") or plan["Node Type"], own)]
+    for k in kids:
+        out += plan_nodes(k, depth + 1)
+    return out
+
+
+def plan_shape(plan):
+    """The node types of a plan without the read path's nodes (the same on the heap twin)."""
+    return [n for _, n, _ in plan_nodes(plan) if n not in ("HotheapRead", "HotheapProject")]
+
+
+def temp_detail(plan):
+    return ", ".join("%s%s%s" % ("-" * d, n, " %d" % b if b else "") for d, n, b in plan_nodes(plan))
 
 
 class Seed:
@@ -515,6 +619,9 @@ class Seed:
         self.cur = self.conn.cursor()
         self.problems = []
         self.nqueries = self.nread = self.nproject = self.nskipped = 0
+        # q_exact's queries, their comparisons with the heap twins, of temporary blocks, and how
+        # many of those wrote some.
+        self.nexact = self.ntwin = self.ntemp = self.nspilled = 0
         self.skipped_msgs = []
         self.slow = []
         self.navoided = 0
@@ -590,6 +697,21 @@ class Seed:
         self.x("CREATE TABLE oh (LIKE o INCLUDING ALL) USING heap")
         self.x("INSERT INTO oh SELECT * FROM o")
         self.x("ANALYZE oh")
+        # Views for q_exact's whole-row references, all of columns (id, k, v): a plain view is
+        # pulled up (its whole row becomes a ROW() of the table's columns), a security_barrier
+        # view stays a subquery whose SubqueryScan builds the whole row from its input row. Each
+        # over o has a twin over oh. Over t, of its first column whose calls may move (one with
+        # big values if any): chosen without the seed's generator, which stays the tables'.
+        for name, tbl, opts, qual in (("ov", "o", "", "id % 2 = 0"), ("ohv", "oh", "", "id % 2 = 0"),
+                                      ("osv", "o", " WITH (security_barrier)", "id % 3 <> 1"),
+                                      ("ohsv", "oh", " WITH (security_barrier)", "id % 3 <> 1")):
+            self.x("CREATE VIEW %s%s AS SELECT id, x AS k, big AS v FROM %s WHERE %s" % (name, opts, tbl, qual))
+        tc = [c for c in self.cols if c.kind in SAFE]
+        self.view_col = ([c for c in tc if c.bigpct] + tc + [None])[0]
+        if self.view_col:
+            self.x("CREATE VIEW tv AS SELECT id, k_int AS k, %s AS v FROM t WHERE id %% 2 = 0" % self.view_col.name)
+            self.x("CREATE VIEW tsv WITH (security_barrier) AS SELECT id, k_int AS k, %s AS v FROM t WHERE id %% 3 <> 1"
+                   % self.view_col.name)
         self.tables = [("t", self.cols)]
         colnames = ", ".join(c.name for c in self.cols)
         # A partitioned table with hotheap partitions (one with another column order).
@@ -807,12 +929,20 @@ class Seed:
                                 [("enable_nestloop", "off"), ("enable_hashjoin", "off")]])
 
     def gen_query(self):
+        """(sql, ordered, sets, role, extra checks): a query of issue 31's shapes (q_exact), of the
+        other shapes of the read path above the scan, or of the general ones."""
+        rng = self.rng
+        r = rng.random()
+        q = None
+        if r < 0.12:
+            q = self.gen_query2(shape="exact")
+        elif r < 0.56:
+            q = self.gen_query2()
+        return q or self.gen_query1() + ({},)
+
+    def gen_query1(self):
         """(sql, ordered, sets, role)"""
         rng = self.rng
-        if rng.random() < 0.5:
-            q = self.gen_query2()
-            if q:
-                return q
         tname, cols = rng.choice(self.tables) if rng.random() < 0.4 else self.tables[0]
         a = "t"
         sets = self.scan_sets()
@@ -1063,19 +1193,25 @@ class Seed:
             return "%s->>'%s' <> %s->>'%s'" % (A, rng.choice("bk"), B, rng.choice("bk"))
         return "(%s) <> (%s)" % (self.one(NUM, A, ak), self.one(NUM, B, bk))
 
-    def gen_query2(self, cursor=False):
-        """(sql, ordered, sets, role) of a query of the read path above the scan, or None when the
-        table has no toastable column. For a cursor: a totally ordered one, without a role."""
+    def gen_query2(self, cursor=False, shape=None):
+        """(sql, ordered, sets, role, extra checks) of a query of the read path above the scan (of
+        the given shape), or None when the table has no toastable column. For a cursor: a totally
+        ordered one, without a role. The extra checks are q_exact's (run_query)."""
         rng = self.rng
         tname, cols = rng.choice(self.tables) if rng.random() < 0.4 else self.tables[0]
         c = self.big_col(cols)
         if c is None:
             return None
         role = not cursor and self.rls and tname == "t" and rng.random() < 0.35
+        forced = shape
         for _ in range(5):
-            shape = rng.choice(["agg", "agg", "agg", "join", "join", "join", "window", "window", "sublist", "sublist",
-                                "union", "cte", "lateral", "lateral", "subscan", "orderby"])
-            sql, ordered, sets = getattr(self, "q_" + shape)(tname, cols, c)
+            shape = forced or rng.choice(["agg", "agg", "agg", "join", "join", "join", "window", "window", "sublist",
+                                          "sublist", "union", "cte", "lateral", "lateral", "subscan", "orderby",
+                                          "exact"])
+            if shape == "exact":
+                sql, ordered, sets, extra = self.q_exact(tname, cols, cursor)
+            else:
+                (sql, ordered, sets), extra = getattr(self, "q_" + shape)(tname, cols, c), {}
             if rng.random() < 0.06:
                 # A sample scan below the node (the same rows in both modes: REPEATABLE).
                 sql = re.sub(r"FROM %s t(?=[ ,)]|$)" % tname, "FROM %s t TABLESAMPLE %s (%d) REPEATABLE (%d)" % (
@@ -1083,13 +1219,18 @@ class Seed:
             if ordered or not cursor:
                 role = role and "FOR UPDATE" not in sql  # the role may only read
                 sets = self.scan_sets() + sets
-                if rng.random() < 0.15:
+                if rng.random() < 0.15 and ("work_mem", "'64kB'") not in sets:
                     # Sorts, hash tables and hash joins that spill to disk below the consumer.
                     sets.append(("work_mem", "'64kB'"))
-                if not self.parallel and not cursor and rng.random() < 0.06 and ("enable_material", "off") not in sets:
+                if extra.get("serial"):
+                    # Which row comes first decides the error, or the temporary blocks are compared.
+                    if self.parallel:
+                        sets.append(("max_parallel_workers_per_gather", "0"))
+                elif (not self.parallel and not cursor and rng.random() < 0.06 and
+                      ("enable_material", "off") not in sets):
                     sets += [("max_parallel_workers_per_gather", "2"), ("parallel_setup_cost", "0"),
                              ("parallel_tuple_cost", "0"), ("min_parallel_table_scan_size", "0")]
-                return sql, ordered, sets, role
+                return sql, ordered, sets, role, extra
         return None
 
     def q_agg(self, tname, cols, c):
@@ -1433,6 +1574,263 @@ class Seed:
         return ("SELECT %s FROM %s t%s GROUP BY 1, 2 ORDER BY 1, 2" % (", ".join(keys), tname, where), True,
                 rng.choice([[], [("enable_hashagg", "off")]]))
 
+    # -- exactly heap's (issue 31) -------------------------------------------------------------------
+    # A call moved below the node that evaluates it must leave everything as heap has it: the rows
+    # it runs on (a call PostgreSQL evaluates only conditionally would raise errors heap never
+    # raises), which error a row raises first, whole rows (they would show the columns the node
+    # adds), the stored form of the values (pg_column_size of a value in a tuple the Agg copies),
+    # what storing nodes store (temporary blocks of spills and batches). q_exact puts two or more
+    # calls that may move next to each of these observers, over t or over o; the names of o and its
+    # views are written @o@, @ov@ and @osv@, which the query's heap twin replaces with oh's.
+    def ex_source(self, tname, cols, form=None):
+        """Where a q_exact query reads its column: a dict of the from item (frm), the column (C) and
+        its kind, the row's id and key, the alias of its whole row (row; None for a table, whose
+        whole row holds every big column), a condition for the query's WHERE or None; and tbl,
+        col, keycol, twin: the table, its column and key column, whether it has a heap twin. From
+        the table itself, a subquery that is not pulled up (OFFSET 0, or LIMIT), a view or a
+        security_barrier view of (id, k, v)."""
+        rng = self.rng
+        tc = [c for c in cols if c.kind in SAFE]
+        form = form or rng.choice(["table", "table", "sub", "sub", "limit", "view", "sbview"])
+        views = form in ("view", "sbview")
+        if not tc or rng.random() < 0.4:
+            tbl, keycol, twin = "@o@", "x", True
+            col, kind = ("big", "jsonb") if views or rng.random() < 0.75 else ("y", "text")
+            inner = rng.choice(["x.id %% 3 <> %d" % rng.randrange(3), "x.x > %d" % rng.randrange(40),
+                                "x.big->>'b' <> 'b%d'" % rng.randrange(7), "x.p2 = 1", "x.big ? 'f5'"]) \
+                if rng.random() < 0.5 else None
+            names = ("@ov@", "@osv@")
+        else:
+            big = [c for c in tc if c.bigpct]
+            c = rng.choice(big if big and rng.random() < 0.8 else tc)
+            tbl, keycol, twin, col, kind = tname, "k_int", False, c.name, c.kind
+            inner = self.pred("x", cols) if rng.random() < 0.5 else None
+            names = ("tv", "tsv")
+            if views and self.view_col is None:
+                form, views = "sub", False
+            elif views:
+                col, kind = self.view_col.name, self.view_col.kind
+        src = {"tbl": tbl, "col": col, "kind": kind, "keycol": keycol, "twin": twin}
+        if form == "table":
+            src.update(frm="%s x" % tbl, C="x." + col, id="x.id", key="x." + keycol, row=None, where=inner)
+            return src
+        if views:
+            frm = "%s s" % names[form == "sbview"]
+        else:
+            tail = " OFFSET 0" if form == "sub" else " ORDER BY x.id LIMIT %d" % rng.randint(20, 400)
+            frm = "(SELECT x.id, x.%s AS k, x.%s AS v FROM %s x%s%s) s" % (keycol, col, tbl,
+                                                                       " WHERE " + inner if inner else "", tail)
+        outer = rng.choice(["s.k IS NOT NULL", self.one(EX_BOOL, "s.v", kind)]) if rng.random() < 0.25 else None
+        src.update(frm=frm, C="s.v", id="s.id", key="s.k", row="s", where=outer)
+        return src
+
+    def ex_moved(self, C, kind, n, agg, idk=None):
+        """n calls over C that may move below the node (none can fail), or aggregates of them:
+        mostly unconditional, some in a FILTER, some behind CASE or COALESCE (which heap evaluates
+        on some rows only: nothing gained by moving them)."""
+        rng = self.rng
+        T = lambda: self.one(EX_TEXT, C, kind)  # noqa: E731
+        V = lambda: self.one(EX_VAR, C, kind)  # noqa: E731
+        N = lambda: self.one(EX_INT, C, kind)  # noqa: E731
+        B = lambda: self.one(EX_BOOL, C, kind)  # noqa: E731
+        out = []
+        for _ in range(n):
+            if not agg:
+                out.append(rng.choice([T, V, N, B])())
+                continue
+            out.append(rng.choice([
+                lambda: "max(%s)" % T(), lambda: "min((%s)::text)" % V(), lambda: "sum(%s)" % N(),
+                lambda: "count(*) FILTER (WHERE %s)" % B(), lambda: "bool_or(%s)" % B(),
+                lambda: "max((%s)::text) FILTER (WHERE %s)" % (V(), B()),
+                lambda: "md5(string_agg(%s, ',' ORDER BY %s))" % (T(), idk), lambda: "count(DISTINCT %s)" % T(),
+                lambda: "max(CASE WHEN %s THEN %s END)" % (B(), T()), lambda: "max(COALESCE(%s, %s))" % (T(), T())])())
+        return out
+
+    def ex_fail(self, C, kind):
+        g, e = self.rng.choice(EX_FAIL[kind])
+        return g.replace("$C", C), e.replace("$C", C)
+
+    def ex_guarded(self, C, kind, agg=False, boolean=False):
+        """A call that raises an error on some rows, in a position where PostgreSQL evaluates it
+        only on rows where it does not: behind CASE, COALESCE, AND, OR, a row comparison, the
+        subscript of a NULL array, or a FILTER (agg: an aggregate of it; else an integer, or a
+        condition). Moved below the node, it would run on every row."""
+        rng = self.rng
+        g, e = self.ex_fail(C, kind)
+        ints = ["CASE WHEN %s THEN %s END" % (g, e), "CASE WHEN %s THEN %s ELSE -1 END" % (g, e),
+                # The second argument only where the first is NULL.
+                "COALESCE(NULLIF((%s) IS TRUE, true)::int, %s)" % (g, e),
+                # A subscript of a NULL array is not evaluated.
+                "(CASE WHEN %s THEN ARRAY[1, 2, 3] END)[(%s) %% 3 + 1]" % (g, e)]
+        bools = ["((%s) IS TRUE AND (%s) > 0)" % (g, e), "((%s) IS NOT TRUE OR (%s) > 0)" % (g, e),
+                 # A row comparison stops at the first pair of columns that differ.
+                 "ROW((%s) IS NOT TRUE, %s) > ROW(false, 0)" % (g, e)]
+        if kind == "jsonb":
+            bools.append("ROW(jsonb_typeof(%s), jsonb_array_length(%s)) > ROW('array', 0)" % (C, C))
+        I = lambda: rng.choice(ints + ["(%s)::int" % rng.choice(bools)])  # noqa: E731
+        Bo = lambda: rng.choice(bools + ["(%s) > 0" % rng.choice(ints)])  # noqa: E731
+        if not agg:
+            return Bo() if boolean else I()
+        return rng.choice([
+            lambda: "sum(%s)" % I(), lambda: "max(%s)" % I(), lambda: "count(*) FILTER (WHERE %s)" % Bo(),
+            lambda: "bool_or(%s)" % Bo(), lambda: "sum(%s) FILTER (WHERE %s)" % (e, g),
+            lambda: "max(%s) FILTER (WHERE %s)" % (I(), self.one(EX_BOOL, C, kind)),
+            lambda: "count(*) FILTER (WHERE %s AND %s)" % (self.one(EX_BOOL, C, kind), Bo())])()
+
+    def ex_sizes(self, C, kind, agg, n):
+        """n storage-reporting calls over calls that may move: a moved value's stored form, also in
+        the tuple an Agg makes of each group's first row, must be heap's."""
+        rng = self.rng
+        T = lambda: self.one(EX_TEXT, C, kind)  # noqa: E731
+        V = lambda: self.one(EX_VAR, C, kind)  # noqa: E731
+        if agg:
+            forms = [lambda: "sum(pg_column_size(%s))" % V(), lambda: "sum(pg_column_size(%s))" % V(),
+                     lambda: "max(pg_column_size(%s))" % V(), lambda: "min(pg_column_size(%s))" % V(),
+                     lambda: "pg_column_size(max(%s))" % T(), lambda: "pg_column_size(min(%s))" % T(),
+                     lambda: "max(pg_column_compression(%s))" % V(), lambda: "pg_column_compression(max(%s))" % T(),
+                     lambda: "sum(pg_column_size(NULLIF(%s, 'k1')))" % T()]
+        else:
+            forms = [lambda: "pg_column_size(%s)" % V(), lambda: "pg_column_compression(%s)" % V(),
+                     lambda: "pg_column_size(NULLIF(%s, 'k1'))" % T()]
+        return [rng.choice(forms)() for _ in range(n)]
+
+    def ex_wholerow(self, row, agg):
+        """A reference to the whole row of a subquery or view: it must hold its columns only."""
+        if agg:
+            forms = ["count(*) FILTER (WHERE %s IS NOT NULL)", "count(*) FILTER (WHERE %s IS NULL)",
+                     "sum(length(%s::text))", "max(md5(%s::text))", "max(md5((to_jsonb(%s) - 'v')::text))",
+                     "bool_and(%s IS NOT NULL)"]
+        else:
+            forms = ["md5(%s::text)", "length(%s::text)", "%s IS NOT NULL", "%s IS NULL", "to_jsonb(%s) - 'v'",
+                     "md5(row_to_json(%s)::text)"]
+        return self.rng.choice(forms) % row
+
+    def ex_errors(self, src, agg):
+        """Calls that raise errors unguarded (the query fails in both modes): the error raised is
+        heap's, a division by zero of the node's own (22012) or the call's, whichever heap meets
+        first."""
+        rng = self.rng
+        out = ["1 / (%s - %s)" % (src["id"], src["id"])] if rng.random() < 0.7 else []
+        out.append(self.ex_fail(src["C"], src["kind"])[1])
+        if rng.random() < 0.2:
+            # A strict function evaluates all its arguments, also beside a NULL one.
+            out.append("int4pl(CASE WHEN %s %% 2 = 0 THEN 1 END, %s)" % (src["id"],
+                                                                         self.ex_fail(src["C"], src["kind"])[1]))
+        return ["sum(%s)" % e for e in out] if agg else out
+
+    def q_exact(self, tname, cols, cursor=False):
+        """(sql, ordered, sets, extra) of issue 31's shapes: aggregates (plain, sorted, hashed,
+        grouped) and subquery projections mixing calls that may move with failing calls guarded in
+        each conditional position, unguarded failing calls, storage-reporting functions and whole
+        rows of subqueries and views; spilling hash aggregates and sorts and multi-batch hash joins
+        with work_mem = 64kB, some after misestimated filters; row-locking SELECTs whose subquery
+        rows are copied whole. extra: twin (the same query over the heap twins), temp (compare the
+        temporary blocks written), serial (without parallel query: which row comes first decides
+        the error, and the blocks are compared)."""
+        rng = self.rng
+        form = rng.choice(["agg", "agg", "agg", "proj", "proj", "size", "size", "spill", "spill"] +
+                          ([] if cursor else ["lock"]))
+        src = self.ex_source(tname, cols, "table" if form == "lock" else None)
+        C, k, idk = src["C"], src["kind"], src["id"]
+        conds = [src["where"]] if src["where"] else []
+        sets, serial, temp = [], False, False
+        if form == "lock":
+            # FOR UPDATE copies the subquery's rows whole (EvalPlanQual would re-check with them).
+            inner = "(SELECT y.id, y.%s AS k, y.%s AS v FROM %s y OFFSET 0) s" % (src["keycol"], src["col"], src["tbl"])
+            items = self.ex_moved("s.v", k, rng.randint(2, 3), False) + [self.ex_wholerow("s", False)
+                                                                          for _ in range(rng.randint(1, 2))]
+            sql = "SELECT x.id, %s FROM %s x JOIN %s ON s.id = x.id%s ORDER BY x.id FOR UPDATE OF x" % (
+                ", ".join(items), src["tbl"], inner, "".join(" WHERE " + c for c in conds))
+        elif form == "proj":
+            items = self.ex_moved(C, k, rng.randint(2, 4), False)
+            items += [self.ex_guarded(C, k, boolean=rng.random() < 0.4) for _ in range(rng.randint(0, 2))]
+            if rng.random() < 0.3:
+                items += self.ex_sizes(C, k, False, rng.randint(1, 2))
+            if src["row"] and rng.random() < 0.5:
+                items.append(self.ex_wholerow(src["row"], False))
+            if rng.random() < 0.08:
+                serial = True
+                items += self.ex_errors(src, False)
+            rng.shuffle(items)
+            sql = "SELECT %s, %s FROM %s%s ORDER BY %s" % (idk, ", ".join(items), src["frm"],
+                                                           " WHERE " + " AND ".join(conds) if conds else "", idk)
+        elif form in ("agg", "size"):
+            if form == "agg":
+                aggs = self.ex_moved(C, k, rng.randint(2, 4), True, idk)
+                aggs += [self.ex_guarded(C, k, agg=True) for _ in range(rng.randint(1, 2))]
+                if rng.random() < 0.3:
+                    aggs += self.ex_sizes(C, k, True, rng.randint(1, 2))
+                if src["row"] and rng.random() < 0.5:
+                    aggs.append(self.ex_wholerow(src["row"], True))
+                if rng.random() < 0.15:
+                    serial = True
+                    aggs += self.ex_errors(src, True)
+                sets = rng.choice([[], [("enable_hashagg", "off")], [("enable_hashagg", "off")],
+                                   [("enable_sort", "off")]])
+                keys = rng.sample([src["key"], "%s %% 5" % idk, self.one(EX_KEY, C, k)], rng.choice([1, 1, 2])) \
+                    if rng.random() < 0.7 else []
+            else:
+                # Sorted groups: the Agg evaluates the first row of each group on its copy.
+                aggs = self.ex_sizes(C, k, True, rng.randint(2, 4)) + self.ex_moved(C, k, rng.randint(0, 2), True, idk)
+                sets = [("enable_hashagg", "off")] if rng.random() < 0.75 else []
+                keys = ([rng.choice([src["key"], "%s %% 10" % idk, self.one(EX_KEY, C, k)])]
+                        if rng.random() < 0.75 else [])
+            rng.shuffle(aggs)
+            aggs = ["count(*)"] + aggs
+            where = " WHERE " + " AND ".join(conds) if conds else ""
+            if keys:
+                pos = ", ".join(str(i + 1) for i in range(len(keys)))
+                sql = "SELECT %s, %s FROM %s%s GROUP BY %s ORDER BY %s" % (", ".join(keys), ", ".join(aggs), src["frm"],
+                                                                           where, pos, pos)
+            else:
+                sql = "SELECT %s FROM %s%s" % (", ".join(aggs), src["frm"], where)
+        else:
+            # Spills and batches: what the sort, the hash table and the batch files hold must be
+            # heap's (their temporary blocks are compared).
+            sets, serial, temp = [("work_mem", "'64kB'")], True, True
+            T = lambda: "(%s)::text" % self.one(rng.choice([EX_VAR, EX_INT]), C, k)  # noqa: E731
+            N = self.one(EX_INT, C, k)
+            r = rng.randrange(4)
+            if r < 2 and rng.random() < 0.5:
+                # A filter that keeps every row, estimated to keep one (x = x would be made
+                # x IS NOT NULL): the planner expects few groups, or a sort in memory.
+                conds.append("%s + 0 = %s" % (idk, idk))
+            where = " WHERE " + " AND ".join(conds) if conds else ""
+            if r == 0:
+                # A hash aggregate with many groups, spilling its input rows.
+                sets.append(("enable_sort", "off"))
+                sql = ("SELECT count(*), max(m1), min(m2), sum(m3) FROM (SELECT %s AS g, max(%s) AS m1, min(%s) AS m2, "
+                       "sum(%s) AS m3 FROM %s%s GROUP BY 1) q" % (rng.choice([idk, "%s %% 500" % idk]), T(), T(), N,
+                                                                  src["frm"], where))
+            elif r == 1:
+                # A sorted aggregate above a sort that spills.
+                sets.append(("enable_hashagg", "off"))
+                sql = "SELECT %s, count(*), max(%s), min(%s), sum(%s) FROM %s%s GROUP BY 1 ORDER BY 1" % (
+                    rng.choice(["%s %% 97" % idk, src["key"], self.one(EX_KEY, C, k)]), T(), T(), N, src["frm"], where)
+            else:
+                # A hash join whose inner side, estimated at 0.5% of its 4,000 rows (g + 0 = g), has
+                # all of them: it goes to several batches at run time and writes the rows of its
+                # outer side, the table's, to batch files (a LEFT JOIN is estimated to keep every
+                # one of them), with calls over them in its output list or in the aggregate above.
+                sets += [("enable_mergejoin", "off"), ("enable_nestloop", "off")]
+                z = "(SELECT g, repeat('z', 60) || g AS pad FROM generate_series(1, 4000) g WHERE g + 0 = g) z"
+                jt = rng.choice(["JOIN", "LEFT JOIN", "LEFT JOIN"])
+                on = "z.g = %s" % idk
+                if rng.random() < 0.3:
+                    on += " AND %s IS DISTINCT FROM z.pad" % T()
+                calls = [T() for _ in range(rng.randint(2, 4))] + [N]
+                if r == 2:
+                    sql = "SELECT count(*), %s, sum(length(z.pad)) FROM %s %s %s ON %s%s" % (
+                        ", ".join("max(%s)" % e for e in calls), src["frm"], jt, z, on, where)
+                else:
+                    sql = "SELECT %s, %s, length(z.pad) FROM %s %s %s ON %s%s ORDER BY %s" % (
+                        idk, ", ".join(calls), src["frm"], jt, z, on, where, idk)
+        extra = {"serial": serial, "temp": temp}
+        if src["twin"]:
+            extra["twin"] = sql.replace("@o@", "oh").replace("@ov@", "ohv").replace("@osv@", "ohsv")
+        sql = sql.replace("@o@", "o").replace("@ov@", "ov").replace("@osv@", "osv")
+        return sql, True, sets, extra
+
     def with_sets(self, sets, role, fn):
         pre = self.settings_sql(sets)
         if role:
@@ -1508,7 +1906,7 @@ class Seed:
             return False
         return True
 
-    def run_query(self, sql, ordered, sets, role):
+    def run_query(self, sql, ordered, sets, role, extra=None):
         t0 = time.time()
         used = self.explain_uses(sql, sets, role, "query")
         project = self.last_project
@@ -1526,9 +1924,78 @@ class Seed:
         self.nproject += project
         desc = "query%s%s" % (" [%s]" % ", ".join("%s=%s" % kv for kv in sets) if sets else "",
                               " as %s" % RLS_ROLE if role else "")
+        known = len(self.problems)
         self.compare(desc, sql, res["on"], res["off"], ordered)
+        if extra and len(self.problems) == known:
+            self.exact_checks(desc, sql, ordered, sets, role, extra, res)
         if time.time() - t0 > 1.5:
             self.slow.append("%.1fs %s: %s" % (time.time() - t0, desc, sql[:400]))
+
+    def exact_checks(self, desc, sql, ordered, sets, role, extra, res):
+        """q_exact's checks besides the rows: the heap twin's outcome (rows or SQLSTATE) is the
+        hotheap table's, and the read path on writes as many temporary blocks as off (and as the
+        heap twin with the same plan): sorts, hash tables and batch files hold heap's rows.
+        Temporary blocks are compared without parallel query only (the workers' share varies)."""
+        self.nexact += 1
+        twin = extra.get("twin")
+        if twin:
+            def run_twin():
+                self.x("SET hotplus.read_path = on")
+                return self.fetch(twin)
+            heap = self.with_sets(sets, role, run_twin)
+            self.ntwin += 1
+            d = outcome_diff(res["off"], heap, ordered, "hotheap (read path off)", "heap twin")
+            if d and isinstance(heap, tuple) and isinstance(res["off"], tuple):
+                # Both fail, with different errors: the first row that fails decides, and the heap
+                # twin (another table, of another size) may have been planned to read its rows in
+                # another order. Not a difference when the plans differ.
+                def plans():
+                    self.x("SET hotplus.read_path = off")
+                    return [self.fetch("EXPLAIN (COSTS OFF, FORMAT JSON) " + q) for q in (sql, twin)]
+                p = self.with_sets(sets, role, plans)
+                shapes = [plan_shape(json.loads(r[0][0])[0]["Plan"]) for r in p if isinstance(r, list)]
+                if len(shapes) == 2 and shapes[0] != shapes[1]:
+                    self.nskipped += 1
+                    self.skipped_msgs.append("heap twin on another plan: %s [%s] vs %s [%s]: %s" % (
+                        heap[2], heap[1], res["off"][2], res["off"][1], twin[:300]))
+                    d = None
+            if d:
+                self.problem("%s: the heap twin's outcome differs" % desc, twin, d)
+                return
+        parallel = dict(self.session + sets).get("max_parallel_workers_per_gather", "0") != "0"
+        if not (extra.get("temp") or ("work_mem", "'64kB'") in sets) or parallel or isinstance(res["off"], tuple):
+            return
+        explain = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON, COSTS OFF, TIMING OFF) "
+
+        def run():
+            out = {}
+            for mode in ("on", "off"):
+                self.x("SET hotplus.read_path = %s" % mode)
+                out[mode] = self.fetch(explain + sql)
+            if twin:
+                out["heap"] = self.fetch(explain + twin)
+            return out
+        out = self.with_sets(sets, role, run)
+        bad = [m for m, r in out.items() if isinstance(r, tuple)]
+        if bad:
+            self.problem("%s: EXPLAIN ANALYZE failed (%s) where the query did not" % (desc, ", ".join(bad)), sql,
+                         "\n".join("%s: %s" % (m, short(out[m], 400)) for m in bad))
+            return
+        plans = {m: json.loads(r[0][0])[0]["Plan"] for m, r in out.items()}
+        blocks = {m: p.get("Temp Written Blocks", 0) for m, p in plans.items()}
+        self.ntemp += 1
+        self.nspilled += blocks["off"] > 0
+        if blocks["on"] != blocks["off"]:
+            self.problem("%s: temporary blocks written differ (read path on %d, off %d)" % (desc, blocks["on"],
+                                                                                          blocks["off"]), sql,
+                         "nodes (blocks written by each):\non: %s\noff: %s" % (temp_detail(plans["on"]),
+                                                                                temp_detail(plans["off"])))
+        elif "heap" in plans and plan_shape(plans["heap"]) == plan_shape(plans["off"]) and \
+                blocks["heap"] != blocks["off"]:
+            self.problem("%s: temporary blocks written differ from the heap twin's (hotheap %d, heap %d)"
+                         % (desc, blocks["off"], blocks["heap"]), twin,
+                         "nodes (blocks written by each):\nhotheap: %s\nheap: %s" % (temp_detail(plans["off"]),
+                                                                                      temp_detail(plans["heap"])))
 
     # -- prepared statements -------------------------------------------------------------------------
     def prepared(self):
@@ -1624,7 +2091,7 @@ class Seed:
         q = self.gen_query2()
         if q is None:
             return
-        sql, ordered, sets, role = q
+        sql, ordered, sets, role = q[:4]
 
         def run():
             self.x("SET hotplus.read_path = on")
@@ -1830,6 +2297,48 @@ class Seed:
             self.problem("WHERE CURRENT OF: final tables differ", desc, describe_diff(t1, t2))
         self.x("DROP TABLE w_on, w_off")
 
+    def returning_whole_row(self):
+        """UPDATE ... FROM (a subquery) s ... RETURNING s, with calls over s's column in its quals,
+        rolled back: the whole row of s (returned, and copied for EvalPlanQual) holds the
+        subquery's columns only, with the read path on as off, and on o as on its heap twin oh."""
+        rng = self.rng
+        tc = [c for c in self.cols if c.kind in SAFE]
+        if tc and rng.random() < 0.4:
+            c = rng.choice([c for c in tc if c.bigpct] or tc)
+            tbl, col, kind, keycol, upd = "t", c.name, c.kind, "k_int", "k_int = u.k_int"
+            m = max(1, self.nrows // 40)
+            few = " AND u.id %% %d = %d" % (m, rng.randrange(m))
+        else:
+            tbl, keycol, few = "@o@", "x", ""
+            col, kind = ("big", "jsonb") if rng.random() < 0.7 else ("y", "text")
+            upd = rng.choice(["p1 = u.p1 + 1", "p3 = u.p3 || 'u'"])
+        conds = ["(%s) IS NOT NULL" % self.one(EX_VAR, "s.v", kind), "(%s) IS NOT NULL" % self.one(EX_INT, "s.v", kind)]
+        ret = (["u.id"] + [self.ex_wholerow("s", False) for _ in range(rng.randint(1, 3))] +
+               self.ex_moved("s.v", kind, rng.randint(1, 2), False))
+        sql = ("UPDATE %s u SET %s FROM (SELECT x.id, x.%s AS k, x.%s AS v FROM %s x OFFSET 0) s WHERE s.id = u.id AND "
+               "%s%s RETURNING %s" % (tbl, upd, keycol, col, tbl, " AND ".join(conds), few, ", ".join(ret)))
+        hot = sql.replace("@o@", "o")
+        runs = [("on", "on", hot), ("off", "off", hot)]
+        if tbl == "@o@":
+            runs.append(("heap", "on", sql.replace("@o@", "oh")))
+        self.nread += self.explain_uses(hot, [], False, "UPDATE ... RETURNING")
+        self.nproject += self.last_project
+        res = {}
+        for label, mode, q in runs:
+            self.x("SET hotplus.read_path = %s" % mode)
+            self.x("BEGIN")
+            try:
+                res[label] = self.fetch(q)
+            finally:
+                self.end_transaction()
+        desc = "UPDATE ... RETURNING (rolled back)"
+        self.nexact += 1
+        if self.compare(desc, hot, res["on"], res["off"], False) and "heap" in res:
+            self.ntwin += 1
+            d = outcome_diff(res["off"], res["heap"], False, "hotheap (read path off)", "heap twin")
+            if d:
+                self.problem("%s: the heap twin's outcome differs" % desc, runs[2][2], d)
+
     # -- EvalPlanQual --------------------------------------------------------------------------------------
     def epq(self):
         rng = self.rng
@@ -1942,8 +2451,8 @@ class Seed:
         phase("setup")
         nq = self.rng.randint(40, 55)
         for i in range(nq):
-            sql, ordered, sets, role = self.gen_query()
-            self.run_query(sql, ordered, sets + self.full_jit(), role)
+            sql, ordered, sets, role, extra = self.gen_query()
+            self.run_query(sql, ordered, sets + self.full_jit(), role, extra)
         phase("queries")
         for _ in range(self.rng.randint(2, 3)):
             t1 = time.time()
@@ -1959,6 +2468,9 @@ class Seed:
         for _ in range(2):
             self.current_of()
         phase("current_of")
+        for _ in range(2):
+            self.returning_whole_row()
+        phase("returning")
         for _ in range(2):
             self.epq()
         phase("epq")
@@ -2026,6 +2538,7 @@ def main():
     conns = (connect(), connect(autocommit=False), connect(autocommit=False))
     passed = failed = 0
     total_q = total_read = total_project = total_skip = seeds_read = seeds_project = 0
+    total_exact = total_twin = total_temp = total_spilled = 0
     for seed in range(lo, hi + 1):
         t0 = time.time()
         s = Seed(conns, seed, args)
@@ -2060,10 +2573,16 @@ def main():
         total_read += s.nread
         total_project += s.nproject
         total_skip += s.nskipped
+        total_exact += s.nexact
+        total_twin += s.ntwin
+        total_temp += s.ntemp
+        total_spilled += s.nspilled
         seeds_read += s.nread > 0
         seeds_project += s.nproject > 0
-        info = "%d queries, %d through HotheapRead, %d through HotheapProject, %d skipped, %.1fs" % (
-            s.nqueries, s.nread, s.nproject, s.nskipped, time.time() - t0)
+        info = ("%d queries, %d through HotheapRead, %d through HotheapProject, %d skipped, %d of issue 31's shapes "
+                "(%d against heap twins, %d temporary-block checks, %d spilling), %.1fs" % (
+                    s.nqueries, s.nread, s.nproject, s.nskipped, s.nexact, s.ntwin, s.ntemp, s.nspilled,
+                    time.time() - t0))
         if s.navoided:
             info += ", %d left out (--avoid)" % s.navoided
         if problems:
@@ -2093,10 +2612,11 @@ def main():
                 print("    slow: " + m)
         sys.stdout.flush()
     print("# %d queries, %d through HotheapRead (%.0f%%), %d through HotheapProject (%.0f%%), %d skipped (%.1f%%); "
-          "%d of %d seeds used HotheapRead, %d used HotheapProject"
+          "%d of %d seeds used HotheapRead, %d used HotheapProject; %d of issue 31's shapes, %d against heap twins, "
+          "%d temporary-block checks (%d spilling)"
           % (total_q, total_read, 100.0 * total_read / max(1, total_q), total_project,
              100.0 * total_project / max(1, total_q), total_skip, 100.0 * total_skip / max(1, total_q), seeds_read,
-             passed + failed, seeds_project))
+             passed + failed, seeds_project, total_exact, total_twin, total_temp, total_spilled))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
