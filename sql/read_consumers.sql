@@ -169,7 +169,8 @@ RESET enable_hashagg;
 SELECT * FROM as_heap('SELECT pg_column_size(big->>''z''), pg_column_size(big->''z''), big->>''1'' FROM (SELECT id, big FROM f ORDER BY id LIMIT 3) s', 'f', 'fh');
 
 -- Memory and temporary space: spilling hash aggregates, sorts and multi-batch hash joins
--- store heap's rows (s: 3,000 rows whose 3 kB jsonb is stored out of line).
+-- store heap's rows (s: 3,000 rows whose 3 kB jsonb is stored out of line; sk their ids, a
+-- table of its own: 18 removes a semi join of s with itself).
 CREATE TABLE s (id int PRIMARY KEY, big jsonb) USING hotheap WITH (autovacuum_enabled = off);
 ALTER TABLE s ALTER big SET STORAGE EXTERNAL;
 INSERT INTO s SELECT i, (SELECT jsonb_object_agg(k::text, md5((i * k)::text)) FROM generate_series(1, 70) k)
@@ -177,6 +178,8 @@ FROM generate_series(1, 3000) i;
 CREATE TABLE sh (LIKE s INCLUDING ALL) USING heap;
 INSERT INTO sh SELECT * FROM s;
 VACUUM ANALYZE s, sh;
+CREATE TABLE sk AS SELECT id FROM s;
+ANALYZE sk;
 SET work_mem = '64kB';
 SET enable_sort = off;
 SELECT read_nodes(q) AS plan, temp_written(q) > 0 AS spilled,
@@ -192,7 +195,7 @@ SET enable_mergejoin = off;
 SET enable_nestloop = off;
 SELECT read_nodes(q) AS plan, temp_written(q) > 0 AS spilled,
        temp_written(q) = temp_written(replace(q, ' s ', ' sh ')) AS same_temp, outcome(q) = outcome(replace(q, ' s ', ' sh ')) AS same
-  FROM (VALUES ('SELECT max(a), max(b) FROM (SELECT x.big->>''1'' a, x.big->>''2'' b FROM s x WHERE EXISTS (SELECT 1 FROM s y WHERE y.id = x.id) OFFSET 0) q')) v(q);
+  FROM (VALUES ('SELECT max(a), max(b) FROM (SELECT x.big->>''1'' a, x.big->>''2'' b FROM s x WHERE EXISTS (SELECT 1 FROM sk y WHERE y.id = x.id) OFFSET 0) q')) v(q);
 RESET enable_mergejoin;
 RESET enable_nestloop;
 RESET work_mem;
