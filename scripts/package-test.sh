@@ -55,25 +55,10 @@ log_dir=${HOTPLUS_LOG_DIR:-$root/test-logs}/package
 rm -rf "$log_dir"
 mkdir -p "$log_dir"
 
-passed=0
-failed=0
-failures=()
-record() { # name passed failed
-	passed=$((passed + $2))
-	failed=$((failed + $3))
-	if (($3 > 0)); then failures+=("$1"); fi
-	printf '== %-34s %d passed, %d failed\n' "$1" "$2" "$3"
-}
-check() { # name command...: one check, passed when the command succeeds
-	if "${@:2}"; then record "$1" 1 0; else record "$1" 0 1; fi
-}
+source scripts/lib/steps.sh
+steps_start 34
 finish() {
-	if ((failed > 0)); then
-		echo "failed: ${failures[*]} (logs in $log_dir)"
-	fi
-	echo "-- package-test: $((SECONDS - started)) s"
-	echo "${passed} passed, ${failed} failed"
-	((failed == 0))
+	steps_end "$log_dir" "-- package-test: $((SECONDS - started)) s"
 	exit
 }
 
@@ -193,22 +178,11 @@ build_output() { # object files and libraries in the build copy, but for the pac
 }
 check "build copy has no build output" test -z "$(build_output)"
 suite() { # name diffs make-variables...: as scripts/test.sh's regress_suite
-	local name=$1 diffs=$src/$2 file=$log_dir/$1.log total fails
+	local name=$1 diffs=$src/$2 file=$log_dir/$1.log
 	rm -f "$diffs"
 	HOTPLUS_SERVER_LOG="$log_dir/$name.server.log" bash scripts/with-cluster.sh -o "hotplus.verify = on" -- \
 		make -C "$src" installcheck "${@:3}" >"$file" 2>&1
-	grep -E '^(test | +[a-z_]+ +\.\.\.|(ok|not ok) +[0-9]+ | *(# )?All | *(# )?[0-9]+ of )' "$file" || true
-	if grep -qE '^(# )? *All [0-9]+ tests passed' "$file"; then
-		total=$(grep -oE 'All [0-9]+ tests passed' "$file" | grep -oE '[0-9]+')
-		record "$name" "$total" 0
-	elif grep -qE '[0-9]+ of [0-9]+ tests failed' "$file"; then
-		fails=$(grep -oE '[0-9]+ of [0-9]+ tests failed' "$file" | head -1)
-		set -- $fails
-		record "$name" $(($3 - $1)) "$1"
-	else
-		tail -20 "$file"
-		record "$name" 0 1
-	fi
+	regress_record "$name" "$file" 20
 	if [ -f "$diffs" ]; then
 		head -100 "$diffs"
 		cp "$diffs" "$log_dir/$name.diffs"

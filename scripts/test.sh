@@ -113,24 +113,10 @@ if ((!inside)); then
 	prefetch_pid=$!
 fi
 
-passed=0
-failed=0
-failures=()
-prefix=""
-
-# Each step's time is the time since the previous record (steps run one after another);
-# the summary lists them all at the end.
-last_record=$SECONDS
-timings=()
-record() { # name passed failed
-	passed=$((passed + $2))
-	failed=$((failed + $3))
-	if (($3 > 0)); then failures+=("$prefix$1"); fi
-	local took=$((SECONDS - last_record))
-	last_record=$SECONDS
-	timings+=("$(printf '%-32s %5d s' "$prefix$1" "$took")")
-	printf '== %-24s %d passed, %d failed (%d s)\n' "$prefix$1" "$2" "$3" "$took"
-}
+# The step counter (scripts/lib/steps.sh): each step's time is the time since the previous
+# record (steps run one after another); the summary lists them all at the end.
+source scripts/lib/steps.sh
+steps_start 24 timed
 
 # A step whose command ends with "N passed, N failed": recorded with those counts.
 summary_step() { # name log command...
@@ -187,24 +173,12 @@ fi
 # --- pg_regress / isolation: count from the runner's own summary ---------------------
 regress_suite_in() { # dir name diffs make-variables... : one pg_regress-style suite on a
 	# throwaway cluster, run by "make installcheck" in dir (diffs relative to it)
-	local dir=$1 name=$2 diffs=$1/$3 file=$log_dir/$2.log rc total fails
+	local dir=$1 name=$2 diffs=$1/$3 file=$log_dir/$2.log rc
 	shift
 	rm -f "$diffs"
 	cluster "$name" make -C "$dir" installcheck "${@:3}" >"$file" 2>&1
 	rc=$?
-	grep -E '^(test | +[a-z_]+ +\.\.\.|(ok|not ok) +[0-9]+ | *(# )?All | *(# )?[0-9]+ of )' "$file" || true
-	# pg_regress 15 centres its summary (" All 17 tests passed. "); 16+ prints TAP
-	# ("# All 17 tests passed.", "# 1 of 17 tests failed.").
-	if grep -qE '^(# )? *All [0-9]+ tests passed' "$file"; then
-		total=$(grep -oE 'All [0-9]+ tests passed' "$file" | grep -oE '[0-9]+')
-		record "$name" "$total" 0
-	elif grep -qE '[0-9]+ of [0-9]+ tests failed' "$file"; then
-		fails=$(grep -oE '[0-9]+ of [0-9]+ tests failed' "$file" | head -1)
-		set -- $fails
-		record "$name" $(($3 - $1)) "$1"
-	else
-		record "$name" 0 1
-	fi
+	regress_record "$name" "$file"
 	if ((rc != 0)) && [ -f "$diffs" ]; then
 		echo "---- $name: $diffs (first 200 lines)"
 		head -200 "$diffs"
@@ -487,8 +461,4 @@ if ((!inside)) && ((${#timings[@]})); then
 	echo "-- time per step:"
 	printf '   %s\n' "${timings[@]}"
 fi
-if ((failed > 0)); then
-	echo "failed: ${failures[*]} (logs in $log_root)"
-fi
-echo "${passed} passed, ${failed} failed"
-((failed == 0))
+steps_end "$log_root"

@@ -144,22 +144,10 @@ started=$SECONDS
 log_dir=${HOTPLUS_LOG_DIR:-$(pwd)/test-logs}/upgrade-check
 rm -rf "$log_dir"
 mkdir -p "$log_dir"
-passed=0
-failed=0
-failures=()
-record() { # name passed failed
-	passed=$((passed + $2))
-	failed=$((failed + $3))
-	if (($3 > 0)); then failures+=("$1"); fi
-	printf '== %-32s %d passed, %d failed\n' "$1" "$2" "$3"
-}
+source scripts/lib/steps.sh
+steps_start 32
 finish() {
-	if ((failed > 0)); then
-		echo "failed: ${failures[*]} (logs in $log_dir)"
-	fi
-	echo "-- upgrade-check: $((SECONDS - started)) s"
-	echo "${passed} passed, ${failed} failed"
-	((failed == 0))
+	steps_end "$log_dir" "-- upgrade-check: $((SECONDS - started)) s"
 	exit
 }
 
