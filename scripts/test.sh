@@ -2,8 +2,10 @@
 # Runs every hotplus test on this machine, as root, from a fresh Debian 12: installs
 # dependencies, runs the Catch2 unit tests of the pure core, checks the Makefile's test
 # lists (REGRESS_TESTS, ISOLATION_TESTS) against sql/ and specs/ and META.json against the
-# PGXN spec (scripts/check-meta.py) once, builds, installs, tests and removes the Debian
-# package on Debian's 15 (scripts/package-test.sh, before target 15), then for each server target
+# PGXN spec (scripts/check-meta.py) and each alternative expected file (expected/NAME_N.out)
+# against its base and its recorded differences (scripts/check-alternatives.py) once, builds,
+# installs, tests and removes the Debian package on Debian's 15 (scripts/package-test.sh,
+# before target 15), then for each server target
 #   build         build warning-free against that server and install into it
 #   regress       pg_regress suite (sql/, expected/) on a throwaway cluster
 #   isolation     isolation tester specs (specs/, expected/) on a throwaway cluster
@@ -160,6 +162,10 @@ fi
 
 # --- META.json against the PGXN meta spec and the tree --------------------------------
 summary_step meta "$log_dir/meta.log" python3 scripts/check-meta.py
+
+# --- alternatives: each expected/NAME_N.out differs from expected/NAME.out by its recorded
+# hunks (expected/NAME_N.hunks) only: a base changed where its alternative was not --------
+summary_step alternatives "$log_dir/alternatives.log" python3 scripts/check-alternatives.py
 
 # --- the Debian package: built, installed with apt, tested, removed -----------------------
 # Before target 15: it removes every hotplus file from Debian's 15 and leaves none; the
