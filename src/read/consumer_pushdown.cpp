@@ -66,7 +66,9 @@ plain_var(Node *expr)
 
 struct Traced
 {
-	char *name; // the column's name, for EXPLAIN
+	char *name;	   // the column's name, for EXPLAIN
+	List *relids;  // OidList: the hotheap tables whose column it is (more than one below an Append)
+	List *attnos;  // IntList: that column in each
 };
 static_assert(std::is_trivially_destructible_v<Traced>); // on frames an ERROR may unwind
 
@@ -83,10 +85,13 @@ hotheap_toastable(PlannedStmt *stmt, Index rti, AttrNumber attno, Traced *out)
 	if (rel->rd_tableam == hotheap_routine() && attno <= RelationGetDescr(rel)->natts)
 	{
 		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attno - 1);
-		toastable = !att->attisdropped && att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN &&
-					values_may_be_toasted(rel, attno);
+		toastable = !att->attisdropped && att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN;
 		if (toastable)
+		{
 			out->name = pstrdup(NameStr(att->attname));
+			out->relids = lappend_oid(out->relids, rte->relid);
+			out->attnos = lappend_int(out->attnos, attno);
+		}
 	}
 	RelationClose(rel);
 	return toastable;
@@ -177,7 +182,7 @@ struct Candidate
 {
 	Node *call;		   // in the consumer's own tree (compared by address)
 	AttrNumber column; // the input column it reads
-	char *name;
+	Traced stored;	   // the stored column(s) it is
 };
 
 struct Collect
@@ -221,12 +226,12 @@ movable_call(Node *node, Collect *c, Candidate *out)
 			return false;
 		column = var;
 	}
-	Traced traced{nullptr};
+	Traced traced{nullptr, NIL, NIL};
 	if (column == nullptr || !trace(c->stmt, c->input, column->varattno, 0, &traced))
 		return false;
 	out->call = node;
 	out->column = column->varattno;
-	out->name = traced.name;
+	out->stored = traced;
 	return true;
 }
 
@@ -341,9 +346,29 @@ as_outer(Node *node, Renumber *r)
 	return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(as_outer)), r);
 }
 
+// Whether the values of every stored column that one input column is may be stored compressed
+// or out of line (stored_form.hpp): asked once per input column read often enough to share.
+bool
+may_be_toasted(const Traced &stored)
+{
+	for (ListCell *relid = list_head(stored.relids), *attno = list_head(stored.attnos); relid != nullptr;
+		 relid = lnext(stored.relids, relid), attno = lnext(stored.attnos, attno))
+	{
+		Relation rel = RelationIdGetRelation(lfirst_oid(relid));
+		if (rel == nullptr)
+			return false;
+		const bool toasted = values_may_be_toasted(rel, static_cast<AttrNumber>(lfirst_int(attno)));
+		RelationClose(rel);
+		if (!toasted)
+			return false;
+	}
+	return true;
+}
+
 // The consumer's candidates: the columns worth it (read by at least two of the calls, each of
-// which would detoast it on heap), their calls moved into a HotheapProject directly over the
-// consumer's input, and replaced by Vars in the consumer's lists.
+// which would detoast it on heap, and with values that may be toasted), their calls moved into
+// a HotheapProject directly over the consumer's input, and replaced by Vars in the consumer's
+// lists.
 void
 push_below(Plan **input_slot, int varno, List *candidates, List **exprs[], int nexprs, int *next_plan_node_id)
 {
@@ -362,10 +387,10 @@ push_below(Plan **input_slot, int varno, List *candidates, List **exprs[], int n
 		int references = 0;
 		for (ListCell *other = cell; other != nullptr; other = lnext(candidates, other))
 			references += static_cast<Candidate *>(lfirst(other))->column == candidate->column;
-		if (references >= core::kMinDetoastingReads)
+		if (references >= core::kMinDetoastingReads && may_be_toasted(candidate->stored))
 		{
 			columns = lappend_int(columns, candidate->column);
-			names = lappend(names, makeString(candidate->name));
+			names = lappend(names, makeString(candidate->stored.name));
 		}
 	}
 	if (columns == NIL)
