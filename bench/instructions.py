@@ -37,7 +37,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench  # noqa: E402  (the workloads' definitions, shared with the timed suite)
 
-DOC_VARIANTS = ['heap', 'hotheap', 'limit', 'limit20', 'verify']
+# noread: hotheap's table with hotplus.read_path off (heap's plan; what the read path's node costs)
+DOC_VARIANTS = ['heap', 'hotheap', 'noread', 'limit', 'limit20', 'verify']
 DOC_UPDATE = ("UPDATE {t} SET doc = jsonb_set(doc, '{{counter}}', "
               "to_jsonb((doc->>'counter')::int + 1)) WHERE id = $1")
 
@@ -213,7 +214,7 @@ def docs_tables(cluster, sizes, rows):
         sql.append(f'CREATE TABLE docs_src_{size} AS SELECT g AS id, {exprs[size]} AS doc '
                    f'FROM generate_series(1, {rows}) g;')
         for variant in DOC_VARIANTS:
-            am = 'hotheap' if variant in ('hotheap', 'verify') else 'heap'
+            am = 'hotheap' if variant in ('hotheap', 'noread', 'verify') else 'heap'
             for scale in (1, 2):
                 t = f'docs_{size}_{variant}_{scale}'
                 extra = ''.join(f', c{k} int' for k in range(1, n + 1)) if variant == 'limit20' else ''
@@ -222,7 +223,7 @@ def docs_tables(cluster, sizes, rows):
                            f'USING {am} WITH (fillfactor = 80);')
                 sql.append(f'INSERT INTO {t} SELECT id, doc{vals} FROM docs_src_{size};')
                 for k in range(1, n + 1):
-                    if variant in ('heap', 'hotheap', 'verify'):
+                    if variant in ('heap', 'hotheap', 'noread', 'verify'):
                         sql.append(f"CREATE INDEX ON {t} ((doc->>'f{k}'));")
                     elif variant == 'limit20':
                         sql.append(f'CREATE INDEX ON {t} (c{k});')
@@ -389,7 +390,7 @@ def main():
             cost = {}
             for variant in DOC_VARIANTS:
                 settings = (('hotplus.verify=on', f'hotplus.verify_sample_rate={args.verify_sample_rate}')
-                            if variant == 'verify' else ())
+                            if variant == 'verify' else ('hotplus.read_path=off',) if variant == 'noread' else ())
 
                 def statements(scale, n, variant=variant):
                     t = f'docs_{size}_{variant}_{scale}'

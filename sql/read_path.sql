@@ -11,6 +11,10 @@ CREATE SCHEMA read_path;
 SET search_path = read_path, public;
 SET default_toast_compression = pglz;
 SET max_parallel_workers_per_gather = 0;
+-- The node's behaviour is tested on small tables, where the cost model (core/read_plan.hpp,
+-- D14c) leaves few-row scans to heap's plan: a node wherever one could serve. The model's
+-- own decisions are tested at the end, with the default.
+SET hotplus.read_path_everywhere = on;
 
 \i test/sql_helpers/read_helpers.sql
 
@@ -310,6 +314,57 @@ UPDATE docs SET big = big::text::jsonb, note = note || '' WHERE id <= 10;
 SELECT * FROM read_check('SELECT id, big->''1'', big->''2'', note > '''', length(note) FROM docs WHERE id <= 10 ORDER BY id');
 
 RESET ROLE;
+
+-- The cost model (D14c), with the default: a node only where it repays its start within the
+-- rows the planner expects. A shared copy pays on few rows only for values seen stored
+-- compressed or out of line (am/stored_form.hpp); selective deformation only over enough
+-- rows (wide: 16 columns, c1 and c16 read, 14 skipped: from 28 rows).
+RESET hotplus.read_path_everywhere;
+SELECT read_nodes('SELECT c16 FROM wide WHERE c1 = 7') AS one_row,
+       read_nodes('SELECT c16 FROM wide WHERE c1 <= 20') AS twenty_rows,
+       read_nodes('SELECT c16 FROM wide WHERE c1 <= 100') AS hundred_rows;
+CREATE TABLE costs (id int PRIMARY KEY, small jsonb, packed jsonb, outside jsonb) USING hotheap;
+-- small: 200 bytes in line; packed: 6 kB compressed to a few hundred bytes in line (no TOAST
+-- block, ANALYZE sees the stored width); outside: stored out of line, in another table
+INSERT INTO costs
+SELECT g, jsonb_build_object('a', g, 'b', repeat('s', 200)),
+       jsonb_build_object('a', g, 'b', repeat('p', 6000)), NULL
+FROM generate_series(1, 1000) g;
+CREATE INDEX costs_packed_a ON costs ((packed->>'a'));
+ANALYZE costs;
+SELECT pg_column_compression(small) AS small, pg_column_compression(packed) AS packed,
+       pg_relation_size(reltoastrelid) AS toast_bytes
+FROM costs, pg_class WHERE id = 1 AND oid = 'costs'::regclass;
+-- A backend that has met no compressed value of the table: one row by key, no node.
+\c
+SET search_path = read_path, public;
+SELECT read_nodes('SELECT small->>''a'', small->>''b'' FROM costs WHERE id = 5') AS small_one_row,
+       read_nodes('SELECT packed->>''a'', packed->>''b'' FROM costs WHERE id = 5') AS packed_one_row,
+       read_nodes('SELECT small->>''a'', small->>''b'' FROM costs WHERE id <= 50') AS small_50_rows,
+       read_nodes('UPDATE costs SET small = jsonb_set(small, ''{a}'', to_jsonb((small->>''a'')::int + 1)) WHERE id = 5') AS update_small;
+-- An update that decompressed the old version's value (its expression index) is evidence.
+UPDATE costs SET packed = jsonb_set(packed, '{c}', '1') WHERE id = 6;
+SELECT read_nodes('SELECT packed->>''a'', packed->>''b'' FROM costs WHERE id = 5') AS packed_after_update,
+       read_nodes('SELECT small->>''a'', small->>''b'' FROM costs WHERE id = 5') AS small_still;
+-- So is a node's own scan that met one (the 50-row scan below shares without evidence).
+\c
+SET search_path = read_path, public;
+SELECT count(*) FROM costs WHERE packed->>'a' <> packed->>'b' AND id <= 50;
+SELECT read_nodes('SELECT packed->>''a'', packed->>''b'' FROM costs WHERE id = 5') AS packed_after_scan;
+-- Values out of line: the TOAST relation has blocks, evidence from the start.
+ALTER TABLE costs ALTER outside SET STORAGE EXTERNAL;
+UPDATE costs SET outside = (SELECT jsonb_agg(md5(i::text)) FROM generate_series(1, 400) i) WHERE id = 9;
+\c
+SET search_path = read_path, public;
+SELECT pg_relation_size(reltoastrelid) > 0 AS toast_has_blocks
+FROM costs, pg_class WHERE id = 9 AND oid = 'costs'::regclass;
+SELECT read_nodes('SELECT outside->0, outside->1 FROM costs WHERE id = 9') AS outside_one_row;
+SELECT * FROM read_check('SELECT id, outside->0, outside->1, packed->''a'', packed->>''b'' = repeat(''p'', 6000) FROM costs WHERE id IN (5, 9) ORDER BY id');
+-- hotplus.read_path_everywhere (for tests) overrides the model.
+SET hotplus.read_path_everywhere = on;
+SELECT read_nodes('SELECT small->>''a'', small->>''b'' FROM costs WHERE id = 5') AS small_everywhere;
+RESET hotplus.read_path_everywhere;
+
 DROP SCHEMA read_path CASCADE;
 REVOKE ALL ON SCHEMA public FROM read_path_reader;
 DROP ROLE read_path_reader;

@@ -78,6 +78,13 @@ define_settings()
 		"planned with the read path run without it (EXPLAIN still shows their HotheapRead "
 		"node, which then only evaluates the filter and output list).",
 		&settings.read_path, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+	DefineCustomBoolVariable(
+		"hotplus.read_path_everywhere",
+		"Tests the read path's nodes where its cost model would leave them out.",
+		"With hotplus.read_path on, every scan that could gain gets a node, whatever its row "
+		"estimate and its columns' stored form.",
+		&settings.read_path_everywhere, false, PGC_USERSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+		nullptr, nullptr, nullptr);
 }
 
 void

@@ -36,6 +36,11 @@ struct Settings
 	// selectively and detoasts once per row (read_scan.hpp). Checked when planning (off: no
 	// node) and when a planned node starts (off: the node passes rows through unchanged).
 	bool read_path = true;
+	// hotplus.read_path_everywhere: for tests, a node wherever one could serve, whatever the
+	// scan's row estimate and its columns' stored form (core/read_plan.hpp's cost model
+	// leaves it out of few-row scans): the tests of the node's behaviour keep their nodes on
+	// small tables, and readtest.py puts one under every query that can have one.
+	bool read_path_everywhere = false;
 };
 
 extern Settings settings;

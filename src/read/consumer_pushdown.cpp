@@ -7,7 +7,7 @@
 #include "read/project_node.hpp"
 #include "read/read_references.hpp"
 #include "read/read_scan.hpp"
-#include "read/stored_form.hpp"
+#include "am/stored_form.hpp"
 
 extern "C" {
 #include "catalog/pg_type_d.h"

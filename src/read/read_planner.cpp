@@ -1,6 +1,8 @@
 // Core headers first, before any PostgreSQL header (they #error after postgres.h).
 #include "core/read_plan.hpp"
 
+#include <limits>
+
 #include "read/read_planner.hpp"
 
 #include "am/hotheap_am.hpp"
@@ -9,6 +11,7 @@
 #include "read/read_references.hpp"
 #include "read/read_scan.hpp"
 #include "read/shared_detoast.hpp"
+#include "am/stored_form.hpp"
 #include "am/settings.hpp"
 
 extern "C" {
@@ -153,13 +156,17 @@ read_node_for(Scan *scan, RewriteContext *context)
 
 	core::ReadShape shape;
 	shape.whole_row = walk.whole_row;
+	shape.rows = settings.read_path_everywhere ? std::numeric_limits<double>::infinity() : scan->plan.plan_rows;
 	shape.columns.resize(desc->natts);
 	for (int i = 0; i < desc->natts; ++i)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
-		shape.columns[i].read = walk.read[i];
-		shape.columns[i].toastable = att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN && !att->attisdropped;
-		shape.columns[i].detoasting_reads = walk.detoasting[i];
+		core::ColumnUse &use = shape.columns[i];
+		use.read = walk.read[i];
+		use.toastable = att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN && !att->attisdropped;
+		use.detoasting_reads = walk.detoasting[i];
+		if (core::needs_stored_form_evidence(use, shape.rows))
+			use.seen_extended = values_seen_extended(rel, static_cast<AttrNumber>(i + 1));
 	}
 	const core::ReadPlan decision = core::plan_read(shape);
 	if (!decision.worthwhile())

@@ -3,6 +3,7 @@
 #include "read/selective_deform.hpp"
 #include "read/node_input.hpp"
 #include "read/shared_detoast.hpp"
+#include "am/stored_form.hpp"
 #include "am/settings.hpp"
 #include "stats/stats.hpp"
 
@@ -46,6 +47,21 @@ struct ReadScanState
 	// last column they read: they read the slot's values without deforming (invariant 6).
 	AttrNumber deform_up_to;
 };
+
+// For the planner's next one-row statements on the table (stored_form.hpp): which shared
+// columns of the first row that needed detoasting were stored compressed or out of line.
+void
+note_extended_values(const SharedDetoast *detoast, TupleTableSlot *row, Oid relid)
+{
+	for (int c = 0; c < detoast->nshared; ++c)
+	{
+		const AttrNumber attno = detoast->shared[c].attno;
+		if (row->tts_nvalid < attno) // shared_detoast_needed() stopped at the first
+			slot_getsomeattrs(row, attno);
+		if (!row->tts_isnull[attno - 1] && needs_detoasting(row->tts_values[attno - 1]))
+			note_extended_value(relid, attno);
+	}
+}
 
 // Compiles the filter and output list, with the shared columns' references as markers.
 void
@@ -187,6 +203,7 @@ exec(CustomScanState *node)
 		// row boundary (nothing of this row was evaluated yet).
 		if (state->lazy && shared_detoast_needed(&state->detoast, row))
 		{
+			note_extended_values(&state->detoast, row, RelationGetRelid(node->ss.ss_currentRelation));
 			compile_expressions(state);
 			qual = node->ss.ps.qual;
 			projection = node->ss.ps.ps_ProjInfo;

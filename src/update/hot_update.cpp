@@ -41,6 +41,7 @@
 #include "stats/stats.hpp"
 #include "update/statement_scope.hpp"
 #include "update/verifier.hpp"
+#include "am/stored_form.hpp"
 
 extern "C" {
 #include "access/detoast.h"
@@ -99,7 +100,12 @@ detoasted_value(RelationInfo *info, int side, AttrNumber att, Datum value)
 	auto *ptr = reinterpret_cast<struct varlena *>(DatumGetPointer(value));
 	Datum result = value;
 	if (VARATT_IS_EXTERNAL(ptr) || VARATT_IS_COMPRESSED(ptr))
+	{
 		result = PointerGetDatum(detoast_attr(ptr));
+		// The read path's next few-row plans may share a copy of the column (stored_form.hpp).
+		if (side == kOld)
+			note_extended_value(info->relid, att);
+	}
 	info->detoasted[side][att] = result;
 	info->is_detoasted[side][att] = true;
 	info->any_detoasted[side] = true;

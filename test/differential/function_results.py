@@ -241,6 +241,7 @@ def main():
     q(conn, "SET statement_timeout = '5s'")
     q(conn, "SET max_parallel_workers_per_gather = 0")
     q(conn, "SET jit = off")
+    q(conn, "SET hotplus.read_path_everywhere = on")  # nodes on few-row scans too (read_plan.hpp)
     columns = setup(conn)
 
     passed = failed = errors_both = served = slow = 0

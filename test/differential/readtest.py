@@ -2511,6 +2511,9 @@ def connect(wait=0, autocommit=True):
         cur.execute("SET statement_timeout = '120s'")
         cur.execute("SET TimeZone = 'UTC'")
         cur.execute("SET client_min_messages = warning")
+        # every query gets the nodes it can have, not only those the cost model finds repaid
+        # on these small tables (core/read_plan.hpp)
+        cur.execute("SET hotplus.read_path_everywhere = on")
     all_text(conn)
     conn.autocommit = autocommit
     return conn
