@@ -346,8 +346,8 @@ class Bench:
 
     # -- pgbench helpers ---------------------------------------------------------------
     def pgbench(self, dbname, script=None, builtin=None, defines=None, duration=None, options=None,
-                clients=CLIENTS):
-        cmd = ['pgbench', '-n', '-M', 'prepared', '-c', str(clients), '-j', str(clients),
+                clients=CLIENTS, protocol='prepared'):
+        cmd = ['pgbench', '-n', '-M', protocol, '-c', str(clients), '-j', str(clients),
                '-T', str(duration or self.p['duration'])]
         for k, v in (defines or {}).items():
             cmd += ['-D', f'{k}={v}']
@@ -544,6 +544,71 @@ class Bench:
             # The tables keep growing dead versions: vacuum between rounds so both stay alike.
             db.x('VACUUM ol_heap')
             db.x('VACUUM ol_hotheap')
+        db.close()
+
+    # -- workload 8: what ORMs send ------------------------------------------------------
+    # A model's table (Django/SQLAlchemy style): indexed email and status, a compressed text
+    # (bio, ~3 kB of prose-like text) and small unindexed fields. Each transaction loads one
+    # row by key (all columns, as Model.objects.get / session.get do), then writes it:
+    # - save(): Django's full-row UPDATE, every column sent back (bio too), the counter and
+    #   updated_at changed: heap re-toasts bio and is HOT; hotheap reuses bio's stored datum;
+    # - update_fields: save(update_fields=['counter']): one unindexed column, HOT on both;
+    #   nothing for hotplus to gain, its cost on the commonest write;
+    # - changed columns: SQLAlchemy's UPDATE of the attributes that changed, here the indexed
+    #   status and updated_at: non-HOT on both, nothing to gain.
+    # pgbench -M extended: parameters bound per statement, planned per execution, as
+    # psycopg 3 and most drivers send them; the values the SELECT returned go back as
+    # parameters (\gset), as an ORM sends what it loaded.
+    ORM_ROWS = 20000
+    ORM_LOAD = ('\\set id random(1, :rows)\n'
+                'SELECT name, email, status, bio, counter FROM {t} WHERE id = :id \\gset\n')
+    ORM_SCRIPTS = {
+        'save()': ORM_LOAD + '\\set c :counter + 1\n'
+                  'UPDATE {t} SET name = :name, email = :email, status = :status, bio = :bio, '
+                  'counter = :c, updated_at = now() WHERE id = :id;\n',
+        'update_fields': ORM_LOAD + '\\set c :counter + 1\n'
+                         'UPDATE {t} SET counter = :c WHERE id = :id;\n',
+        'changed columns': ORM_LOAD + '\\set s random(1, 5)\n'
+                           "UPDATE {t} SET status = 's' || :s, updated_at = now() WHERE id = :id;\n",
+    }
+
+    def orm_setup(self, db):
+        if 'orm' in self.meta:
+            return
+        n = self.ORM_ROWS
+        for am in ('heap', 'hotheap'):
+            t = f'orm_{am}'
+            db.x(f'DROP TABLE IF EXISTS {t}')
+            db.x(f'CREATE TABLE {t} (id int PRIMARY KEY, name varchar(100) NOT NULL, '
+                 f'email varchar(200) NOT NULL, status text NOT NULL, bio text, counter int NOT NULL, '
+                 f'updated_at timestamptz NOT NULL) USING {am} WITH (autovacuum_enabled = false)')
+            db.x(f"INSERT INTO {t} SELECT g, 'user ' || g, 'user' || g || '@example.com', 's' || g % 5, "
+                 f"(SELECT string_agg('word' || ((g * i) % 97) || ' ' || md5((g % 7 + i)::text), ' ') "
+                 f"FROM generate_series(1, 60) i), 0, now() FROM generate_series(1, {n}) g")
+            db.x(f'CREATE UNIQUE INDEX {t}_email ON {t} (email)')
+            db.x(f'CREATE INDEX {t}_status ON {t} (status)')
+            db.x(f'VACUUM ANALYZE {t}')
+        self.meta['orm'] = dict(rows=n, scripts=self.ORM_SCRIPTS, bio=[list(r) for r in db.q(
+            "SELECT coalesce(pg_column_compression(bio), 'none'), count(*), round(avg(pg_column_size(bio))), "
+            "round(avg(octet_length(bio))) FROM orm_heap GROUP BY 1")])
+
+    def workload_w8(self):
+        db = DB('bench')
+        self.orm_setup(db)
+        for r in range(self.p['oltp_rounds']):
+            for case, body in self.ORM_SCRIPTS.items():
+                for pos, am in enumerate(order_for(r, ['heap', 'hotheap'])):
+                    t = f'orm_{am}'
+                    res = self.timed_pgbench(db, 'bench', [t], 1, script=body.format(t=t),
+                                             defines={'rows': self.ORM_ROWS},
+                                             duration=self.p['oltp_duration'], clients=1, protocol='extended')
+                    self.record(workload='w8', case=case, variant=am, am=am, round=r + 1, position=pos + 1,
+                                metric='tps', **res)
+                    log(f'w8 round {r + 1} {case:15s} {am:8s} {float(res["value"]):9.0f} TPS '
+                        f'cpu {float(res["cpu_ms"]) * 1000 / max(res["ops"], 1):.1f} us/txn '
+                        f'hot {res["hot_upd"]}/{res["upd"]}')
+            db.x('VACUUM orm_heap')
+            db.x('VACUUM orm_hotheap')
         db.close()
 
     # -- workload 4: TPC-B-like --------------------------------------------------------
@@ -1157,6 +1222,8 @@ class Bench:
                 self.workload4()
             elif w == 'w6':
                 self.workload_w6()
+            elif w == 'w8':
+                self.workload_w8()
             elif w == 'w5':
                 self.workload5()
             elif w in ('r1', 'r2', 'r2t'):

@@ -36,7 +36,13 @@ TPS_TARGETS = [
     ('w5', None, 'hot', 'nonhot', 'W5 heap: HOT / non-HOT (upper bound, no target)', None),
 ] + [('w6', f'{case}, {n}', 'hotheap', 'heap', f'W6 OLTP, {case}: hotheap / heap',
       0.99 if case == 'update c' else 0.98)
-     for case in ('update c', 'update k', 'select c', 'mix of 10') for n in ('1 client', '2 clients')]
+     for case in ('update c', 'update k', 'select c', 'mix of 10') for n in ('1 client', '2 clients')] + [
+    ('w8', 'save()', 'hotheap', 'heap', "W8 ORM, Django save() (full row written back): hotheap / heap", 1.0),
+    ('w8', 'update_fields', 'hotheap', 'heap',
+     "W8 ORM, save(update_fields=['counter']) (HOT on both): hotheap / heap", 0.98),
+    ('w8', 'changed columns', 'hotheap', 'heap',
+     'W8 ORM, SQLAlchemy changed columns (an indexed one: non-HOT on both): hotheap / heap', 0.98),
+]
 
 
 def load(out):
@@ -588,8 +594,19 @@ def pgbench_section(rows, meta, tps, p):
                "decides as heap here; targets: within 1% (update c) and 2% (the others) by the "
                "median of the paired TPS ratios, with server CPU per transaction as the "
                "cross-check. Tables vacuumed after each round."),
+        'w8': ('Workload 8: what ORMs send',
+               f"`orm(id int primary key, name varchar(100), email varchar(200) unique, status text "
+               f"indexed, bio text (~2.5 kB), counter int, updated_at timestamptz)`, "
+               f"{meta.get('orm', {}).get('rows', '?')} rows per table (bio as stored: "
+               f"{meta.get('orm', {}).get('bio', '?')}: compression, rows, stored bytes, raw bytes); "
+               "each transaction loads one row by key (every column the UPDATE writes) and writes "
+               "it back: Django's save() (every column sent back, counter and updated_at changed), "
+               "save(update_fields=['counter']), SQLAlchemy's changed columns (status, indexed, and "
+               f"updated_at). pgbench `-M extended` (planned per execution), 1 client, "
+               f"{p.get('oltp_duration', '?')} s runs, {p.get('oltp_rounds', '?')} paired rounds; "
+               "targets: save() at least heap's, the others within 2%."),
     }
-    for w in ('w2', 'w3', 'w4', 'w5', 'w6'):
+    for w in ('w2', 'w3', 'w4', 'w5', 'w6', 'w8'):
         if not sel(rows, w):
             continue
         title, text = descr[w]
@@ -598,7 +615,7 @@ def pgbench_section(rows, meta, tps, p):
         L.append(text)
         L.append('')
         for case in sorted({r['case'] for r in sel(rows, w)}, reverse=True):
-            L.append(f'**{case}**' if w in ('w2', 'w3', 'w6') else f'*{case}*')
+            L.append(f'**{case}**' if w in ('w2', 'w3', 'w6', 'w8') else f'*{case}*')
             L.append('')
             L += variant_table(rows, w, case)
             L.append('')
@@ -666,7 +683,7 @@ def render(out):
              f"pgbench ran at nice {meta.get('nice', 0)}" +
              (' (priority over other work on the shared machine)' if meta.get('nice') else ''))
     loads = []
-    for w in ('w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'r1', 'r2', 'r2t', 'r3', 'r4', 'r5', 'r6', 'r7'):
+    for w in ('w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w8', 'w9', 'r1', 'r2', 'r2t', 'r3', 'r4', 'r5', 'r6', 'r7'):
         ls = [float(r['loadavg1']) for r in sel(rows, w) if r.get('loadavg1')]
         if ls:
             loads.append(f"{w} median {med(ls):.1f} (max {max(ls):.1f})")
