@@ -611,6 +611,76 @@ class Bench:
             db.x('VACUUM orm_hotheap')
         db.close()
 
+    # -- workload 9: sysbench itself ------------------------------------------------------
+    # Debian's sysbench with its own OLTP Lua scripts, unmodified: `prepare` builds sbtest1
+    # (id serial primary key, k int indexed, c char(120), pad char(60)) in one database per
+    # access method (default_table_access_method set on the hotheap one), then paired rounds
+    # of each script, 2 threads, the access methods back to back in alternating order; server
+    # CPU per transaction from the backends' reaped CPU time, as for pgbench. Nothing in these
+    # scripts can gain from hotplus.
+    SYSBENCH_ROWS = 20000
+    SYSBENCH_TESTS = ('oltp_update_non_index', 'oltp_update_index', 'oltp_read_write', 'oltp_point_select')
+
+    def sysbench(self, test, dbname, command, duration=None, threads=2):
+        cmd = ['sysbench', test, '--db-driver=pgsql', f"--pgsql-host={os.environ.get('PGHOST', 'localhost')}",
+               f"--pgsql-port={os.environ.get('PGPORT', '5432')}", f"--pgsql-user={os.environ.get('PGUSER', 'postgres')}",
+               f'--pgsql-db={dbname}', '--tables=1', f'--table-size={self.SYSBENCH_ROWS}', f'--threads={threads}',
+               '--rand-seed=0']
+        if duration:
+            cmd += [f'--time={duration}', '--events=0']
+        res = subprocess.run(cmd + [command], capture_output=True, text=True)
+        if res.returncode != 0:
+            raise RuntimeError(f'sysbench {test} {command} failed ({res.returncode}): {res.stderr}\n{res.stdout}')
+        return res.stdout
+
+    def sysbench_setup(self):
+        if 'sysbench' in self.meta:
+            return
+        checks = {}
+        for am in ('heap', 'hotheap'):
+            name = f'sb_{am}'
+            db = ensure_database(name)
+            db.x(f'ALTER DATABASE {name} SET default_table_access_method = {am}')
+            db.close()
+            self.sysbench('oltp_common', name, 'prepare')
+            db = DB(name)
+            db.x('VACUUM ANALYZE sbtest1')
+            checks[name] = db.v("SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam "
+                                "WHERE c.relname = 'sbtest1'")
+            db.close()
+        version = subprocess.run(['sysbench', '--version'], capture_output=True, text=True).stdout.strip()
+        self.meta['sysbench'] = dict(rows=self.SYSBENCH_ROWS, tests=self.SYSBENCH_TESTS, version=version,
+                                     access_methods=checks)
+
+    def workload_w9(self):
+        self.sysbench_setup()
+        dbs = {am: DB(f'sb_{am}') for am in ('heap', 'hotheap')}
+        for r in range(self.p['oltp_rounds']):
+            for test in self.SYSBENCH_TESTS:
+                for pos, am in enumerate(order_for(r, ['heap', 'hotheap'])):
+                    db = dbs[am]
+                    db.x('CHECKPOINT')
+                    time.sleep(0.5)
+                    upd0, hot0, _, _, _ = self.table_stats(db, ['sbtest1'])
+                    started = datetime.datetime.now().isoformat(timespec='seconds')
+                    cpu0 = children_cpu_ms(self.postmaster_pid)
+                    out = self.sysbench(test, f'sb_{am}', 'run', duration=self.p['oltp_duration'])
+                    m = re.search(r'transactions:\s+(\d+)\s+\(([0-9.]+) per sec', out)
+                    txns, tps = int(m.group(1)), float(m.group(2))
+                    time.sleep(0.7)  # the backends report their statistics and are reaped
+                    cpu = children_cpu_ms(self.postmaster_pid) - cpu0
+                    upd1, hot1, _, _, _ = self.table_stats(db, ['sbtest1'])
+                    self.record(workload='w9', case=test, variant=am, am=am, round=r + 1, position=pos + 1,
+                                metric='tps', value=f'{tps:.2f}', cpu_ms=f'{cpu:.0f}', ops=txns,
+                                upd=upd1 - upd0, hot_upd=hot1 - hot0, lib_sha256=lib_sha(),
+                                started_at=started, loadavg1=loadavg())
+                    log(f'w9 round {r + 1} {test:22s} {am:8s} {tps:9.0f} TPS '
+                        f'cpu {cpu * 1000 / max(txns, 1):.1f} us/txn hot {hot1 - hot0}/{upd1 - upd0}')
+            for db in dbs.values():
+                db.x('VACUUM sbtest1')
+        for db in dbs.values():
+            db.close()
+
     # -- workload 4: TPC-B-like --------------------------------------------------------
     def tpcb_setup(self):
         """pgbench -i into tpcb_heap and tpcb_hotheap (once per invocation: w4 and r4 share it)."""
@@ -1224,6 +1294,8 @@ class Bench:
                 self.workload_w6()
             elif w == 'w8':
                 self.workload_w8()
+            elif w == 'w9':
+                self.workload_w9()
             elif w == 'w5':
                 self.workload5()
             elif w in ('r1', 'r2', 'r2t'):

@@ -42,7 +42,8 @@ TPS_TARGETS = [
      "W8 ORM, save(update_fields=['counter']) (HOT on both): hotheap / heap", 0.98),
     ('w8', 'changed columns', 'hotheap', 'heap',
      'W8 ORM, SQLAlchemy changed columns (an indexed one: non-HOT on both): hotheap / heap', 0.98),
-]
+] + [('w9', test, 'hotheap', 'heap', f'W9 sysbench {test}: hotheap / heap', 0.98)
+     for test in ('oltp_update_non_index', 'oltp_update_index', 'oltp_read_write', 'oltp_point_select')]
 
 
 def load(out):
@@ -605,8 +606,17 @@ def pgbench_section(rows, meta, tps, p):
                f"updated_at). pgbench `-M extended` (planned per execution), 1 client, "
                f"{p.get('oltp_duration', '?')} s runs, {p.get('oltp_rounds', '?')} paired rounds; "
                "targets: save() at least heap's, the others within 2%."),
+        'w9': ('Workload 9: sysbench itself',
+               f"{meta.get('sysbench', {}).get('version', 'sysbench')} from Debian's package, its "
+               f"own OLTP scripts unmodified (`--tables=1 --table-size="
+               f"{meta.get('sysbench', {}).get('rows', '?')} --threads=2`, `prepare` into one "
+               f"database per access method: {meta.get('sysbench', {}).get('access_methods', '?')}), "
+               f"{p.get('oltp_duration', '?')} s runs, {p.get('oltp_rounds', '?')} paired rounds, "
+               "the access methods back to back in alternating order, vacuumed after each round. "
+               "Nothing in these scripts can gain; target within 2% by the median of the paired "
+               "TPS ratios, server CPU per transaction beside it."),
     }
-    for w in ('w2', 'w3', 'w4', 'w5', 'w6', 'w8'):
+    for w in ('w2', 'w3', 'w4', 'w5', 'w6', 'w8', 'w9'):
         if not sel(rows, w):
             continue
         title, text = descr[w]
@@ -615,7 +625,7 @@ def pgbench_section(rows, meta, tps, p):
         L.append(text)
         L.append('')
         for case in sorted({r['case'] for r in sel(rows, w)}, reverse=True):
-            L.append(f'**{case}**' if w in ('w2', 'w3', 'w6', 'w8') else f'*{case}*')
+            L.append(f'**{case}**' if w in ('w2', 'w3', 'w6', 'w8', 'w9') else f'*{case}*')
             L.append('')
             L += variant_table(rows, w, case)
             L.append('')

@@ -27,7 +27,7 @@ done
 
 # Build and server dependencies (the project's own list), then the benchmark's own.
 bash scripts/install-deps.sh
-extra=(python3 python3-psycopg2 python3-matplotlib postgresql-client-15 postgresql-15)
+extra=(python3 python3-psycopg2 python3-matplotlib postgresql-client-15 postgresql-15 sysbench)
 missing=()
 for p in "${extra[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
