@@ -644,6 +644,8 @@ class Bench:
             db.close()
             self.sysbench('oltp_common', name, 'prepare')
             db = DB(name)
+            # as every other workload's tables: no autovacuum starting at random during a run
+            db.x('ALTER TABLE sbtest1 SET (autovacuum_enabled = false)')
             db.x('VACUUM ANALYZE sbtest1')
             checks[name] = db.v("SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam "
                                 "WHERE c.relname = 'sbtest1'")
@@ -659,9 +661,11 @@ class Bench:
             for test in self.SYSBENCH_TESTS:
                 for pos, am in enumerate(order_for(r, ['heap', 'hotheap'])):
                     db = dbs[am]
+                    db.x('VACUUM sbtest1')  # as timed_pgbench: each run starts from a vacuumed table
                     db.x('CHECKPOINT')
                     time.sleep(0.5)
-                    upd0, hot0, _, _, _ = self.table_stats(db, ['sbtest1'])
+                    upd0, hot0, ix0, tb0, tt0 = self.table_stats(db, ['sbtest1'])
+                    lsn0 = db.v('SELECT pg_current_wal_insert_lsn()')
                     started = datetime.datetime.now().isoformat(timespec='seconds')
                     cpu0 = children_cpu_ms(self.postmaster_pid)
                     out = self.sysbench(test, f'sb_{am}', 'run', duration=self.p['oltp_duration'])
@@ -669,15 +673,16 @@ class Bench:
                     txns, tps = int(m.group(1)), float(m.group(2))
                     time.sleep(0.7)  # the backends report their statistics and are reaped
                     cpu = children_cpu_ms(self.postmaster_pid) - cpu0
-                    upd1, hot1, _, _, _ = self.table_stats(db, ['sbtest1'])
+                    upd1, hot1, ix1, tb1, tt1 = self.table_stats(db, ['sbtest1'])
+                    wal = int(db.v('SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), %s)', (lsn0,)))
                     self.record(workload='w9', case=test, variant=am, am=am, round=r + 1, position=pos + 1,
                                 metric='tps', value=f'{tps:.2f}', cpu_ms=f'{cpu:.0f}', ops=txns,
-                                upd=upd1 - upd0, hot_upd=hot1 - hot0, lib_sha256=lib_sha(),
+                                upd=upd1 - upd0, hot_upd=hot1 - hot0, wal_bytes=wal, index_bytes_before=ix0,
+                                index_bytes_after=ix1, table_bytes_before=tb0, table_bytes_after=tb1,
+                                toast_bytes_before=tt0, toast_bytes_after=tt1, lib_sha256=lib_sha(),
                                 started_at=started, loadavg1=loadavg())
                     log(f'w9 round {r + 1} {test:22s} {am:8s} {tps:9.0f} TPS '
                         f'cpu {cpu * 1000 / max(txns, 1):.1f} us/txn hot {hot1 - hot0}/{upd1 - upd0}')
-            for db in dbs.values():
-                db.x('VACUUM sbtest1')
         for db in dbs.values():
             db.close()
 
