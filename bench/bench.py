@@ -188,7 +188,7 @@ class Bench:
         self.args = args
         self.p = dict(MODES[args.mode])
         if args.rounds is not None:
-            self.p['rounds'] = self.p['w1_rounds'] = self.p['r_rounds'] = args.rounds
+            self.p['rounds'] = self.p['w1_rounds'] = self.p['r_rounds'] = self.p['oltp_rounds'] = args.rounds
         if args.duration is not None:
             self.p['duration'] = args.duration
         self.out = args.out
