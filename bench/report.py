@@ -186,6 +186,24 @@ def variant_table(rows, w, case):
     return lines
 
 
+def order_line(num, den):
+    """The paired ratios split by which access method ran first in the round: a run that is
+    slower for being first (or second) shows as two different medians, which alternating the
+    order cancels only over an even number of rounds."""
+    first = {r['round']: r['position'] == '1' for r in den}
+    ratios = {r['round']: float(r['value']) / float(d['value'])
+              for r in num for d in den if d['round'] == r['round']}
+    parts = []
+    for label, heap_first in (('heap ran first', True), ('hotheap ran first', False)):
+        rs = [v for k, v in ratios.items() if first.get(k) == heap_first]
+        if rs:
+            parts.append(f"{label}: median {med(rs):.3f} ({len(rs)} rounds)")
+    both = [med([v for k, v in ratios.items() if first.get(k) == f]) for f in (True, False)]
+    if all(b is not None for b in both):
+        parts.append(f"order-balanced (geometric mean of the two): {(both[0] * both[1]) ** 0.5:.3f}")
+    return 'paired hotheap / heap, ' + '; '.join(parts)
+
+
 def runs_line(rs):
     return ', '.join(f"{float(r['value']):.0f}" for r in sorted(rs, key=lambda r: int(r['round'])))
 
@@ -631,6 +649,8 @@ def pgbench_section(rows, meta, tps, p):
             L.append('')
             for v in sorted({r['variant'] for r in sel(rows, w, case)}):
                 L.append(f"- {v} TPS by round: {runs_line(sel(rows, w, case, v))}")
+            if w in ('w6', 'w8', 'w9'):
+                L.append(f"- {order_line(sel(rows, w, case, 'hotheap'), sel(rows, w, case, 'heap'))}")
             L.append('')
     dc = meta.get('docs_checks')
     if dc:
