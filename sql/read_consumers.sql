@@ -92,6 +92,14 @@ ANALYZE sd;
 SELECT read_nodes('SELECT max(doc->>''a''), max(doc->>''b'') FROM sd') AS short_values;
 INSERT INTO sd SELECT 0, (SELECT jsonb_object_agg(k::text, md5(k::text)) FROM generate_series(1, 600) k);
 SELECT read_nodes('SELECT max(doc->>''a''), max(doc->>''b'') FROM sd') AS one_out_of_line;
+-- Over few rows (D14c) only evidence of compressed or out-of-line values counts, not
+-- ANALYZE's width: wide in-line documents (660 bytes, too small to be compressed) move over the
+-- table, not for one row by key.
+CREATE TABLE wd (id int PRIMARY KEY, doc jsonb) USING hotheap;
+INSERT INTO wd SELECT i, jsonb_build_object('a', i, 'b', repeat(md5(i::text), 20)) FROM generate_series(1, 100) i;
+ANALYZE wd;
+SELECT read_nodes('SELECT max(doc->>''a''), max(doc->>''b'') FROM wd') AS all_rows,
+       read_nodes('SELECT max(doc->>''a''), max(doc->>''b'') FROM wd WHERE id = 7') AS one_row;
 EXPLAIN (COSTS OFF) SELECT y.x, z.x, y.id + z.id FROM t y JOIN t z ON z.id = y.x + 1;
 -- The read path off: the plan is heap's.
 SET hotplus.read_path = off;

@@ -1,12 +1,15 @@
 // Core headers first, before any PostgreSQL header (they #error after postgres.h).
 #include "core/read_plan.hpp"
 
+#include <limits>
+
 #include "read/consumer_pushdown.hpp"
 
 #include "am/hotheap_am.hpp"
 #include "read/project_node.hpp"
 #include "read/read_references.hpp"
 #include "read/read_scan.hpp"
+#include "am/settings.hpp"
 #include "am/stored_form.hpp"
 
 extern "C" {
@@ -348,16 +351,20 @@ as_outer(Node *node, Renumber *r)
 
 // Whether the values of every stored column that one input column is may be stored compressed
 // or out of line (stored_form.hpp): asked once per input column read often enough to share.
+// Over few rows (D14c) only evidence counts, not ANALYZE's width: the node's start is then
+// most of what it costs.
 bool
-may_be_toasted(const Traced &stored)
+may_be_toasted(const Traced &stored, double rows)
 {
+	const bool few_rows = rows < core::kRowsToShareWithoutEvidence;
 	for (ListCell *relid = list_head(stored.relids), *attno = list_head(stored.attnos); relid != nullptr;
 		 relid = lnext(stored.relids, relid), attno = lnext(stored.attnos, attno))
 	{
 		Relation rel = RelationIdGetRelation(lfirst_oid(relid));
 		if (rel == nullptr)
 			return false;
-		const bool toasted = values_may_be_toasted(rel, static_cast<AttrNumber>(lfirst_int(attno)));
+		const auto column = static_cast<AttrNumber>(lfirst_int(attno));
+		const bool toasted = few_rows ? values_seen_extended(rel, column) : values_may_be_toasted(rel, column);
 		RelationClose(rel);
 		if (!toasted)
 			return false;
@@ -387,7 +394,10 @@ push_below(Plan **input_slot, int varno, List *candidates, List **exprs[], int n
 		int references = 0;
 		for (ListCell *other = cell; other != nullptr; other = lnext(candidates, other))
 			references += static_cast<Candidate *>(lfirst(other))->column == candidate->column;
-		if (references >= core::kMinDetoastingReads && may_be_toasted(candidate->stored))
+		if (references >= core::kMinDetoastingReads &&
+			may_be_toasted(candidate->stored, settings.read_path_everywhere
+												  ? std::numeric_limits<double>::infinity()
+												  : input->plan_rows))
 		{
 			columns = lappend_int(columns, candidate->column);
 			names = lappend(names, makeString(candidate->stored.name));
