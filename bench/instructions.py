@@ -275,6 +275,15 @@ def oltp_unit(case, i, n):
             [f'EXECUTE k({ids[0]})', f'EXECUTE k({ids[2]})', 'COMMIT'])
 
 
+def print_report(lines, out=None):
+    """The markdown report on stdout and, if asked, in a file."""
+    report = '\n'.join(lines) + '\n'
+    print(report)
+    if out:
+        with open(out, 'w') as f:
+            f.write(report)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--pg-config', default=os.environ.get('PG_CONFIG', 'pg_config'))
@@ -410,11 +419,7 @@ def main():
     finally:
         cluster.stop(check=False)  # stopped already unless setting up failed
         cluster.cleanup()
-    report = '\n'.join(lines) + '\n'
-    print(report)
-    if args.out:
-        with open(args.out, 'w') as f:
-            f.write(report)
+    print_report(lines, args.out)
 
 
 if __name__ == '__main__':

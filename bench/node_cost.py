@@ -18,7 +18,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench  # noqa: E402
-from instructions import Cluster, per_unit  # noqa: E402
+from instructions import Cluster, per_unit, print_report  # noqa: E402
 
 WIDE_COLUMNS = 40
 SHAPES = {
@@ -91,11 +91,7 @@ def main():
     finally:
         cluster.stop(check=False)
         cluster.cleanup()
-    report = '\n'.join(lines) + '\n'
-    print(report)
-    if args.out:
-        with open(args.out, 'w') as f:
-            f.write(report)
+    print_report(lines, args.out)
 
 
 if __name__ == '__main__':
