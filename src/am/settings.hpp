@@ -45,6 +45,14 @@ struct Settings
 
 extern Settings settings;
 
+// The rows the read path's cost model (core/read_plan.hpp) counts for a node over a plan the
+// planner expects `planned` rows from: unbounded under hotplus.read_path_everywhere.
+inline double
+read_path_rows(double planned)
+{
+	return settings.read_path_everywhere ? __builtin_huge_val() : planned;
+}
+
 void define_settings();
 void reserve_settings_prefix(); // last, after every module defined its variables
 

@@ -1,8 +1,6 @@
 // Core headers first, before any PostgreSQL header (they #error after postgres.h).
 #include "core/read_plan.hpp"
 
-#include <limits>
-
 #include "read/consumer_pushdown.hpp"
 
 #include "am/hotheap_am.hpp"
@@ -395,9 +393,7 @@ push_below(Plan **input_slot, int varno, List *candidates, List **exprs[], int n
 		for (ListCell *other = cell; other != nullptr; other = lnext(candidates, other))
 			references += static_cast<Candidate *>(lfirst(other))->column == candidate->column;
 		if (references >= core::kMinDetoastingReads &&
-			may_be_toasted(candidate->stored, settings.read_path_everywhere
-												  ? std::numeric_limits<double>::infinity()
-												  : input->plan_rows))
+			may_be_toasted(candidate->stored, read_path_rows(input->plan_rows)))
 		{
 			columns = lappend_int(columns, candidate->column);
 			names = lappend(names, makeString(candidate->stored.name));

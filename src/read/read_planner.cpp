@@ -1,8 +1,6 @@
 // Core headers first, before any PostgreSQL header (they #error after postgres.h).
 #include "core/read_plan.hpp"
 
-#include <limits>
-
 #include "read/read_planner.hpp"
 
 #include "am/hotheap_am.hpp"
@@ -156,7 +154,7 @@ read_node_for(Scan *scan, RewriteContext *context)
 
 	core::ReadShape shape;
 	shape.whole_row = walk.whole_row;
-	shape.rows = settings.read_path_everywhere ? std::numeric_limits<double>::infinity() : scan->plan.plan_rows;
+	shape.rows = read_path_rows(scan->plan.plan_rows);
 	shape.columns.resize(desc->natts);
 	for (int i = 0; i < desc->natts; ++i)
 	{
