@@ -190,7 +190,7 @@ class Bench:
         if args.rounds is not None:
             self.p['rounds'] = self.p['w1_rounds'] = self.p['r_rounds'] = self.p['oltp_rounds'] = args.rounds
         if args.duration is not None:
-            self.p['duration'] = args.duration
+            self.p['duration'] = self.p['oltp_duration'] = args.duration
         self.out = args.out
         os.makedirs(self.out, exist_ok=True)
         self.rows = []
@@ -529,8 +529,14 @@ class Bench:
     def workload_w6(self):
         db = DB('bench')
         self.oltp_setup(db)
+        only = self.args.w6_cases.split(',') if self.args.w6_cases else list(self.OLTP_SCRIPTS)
+        unknown = set(only) - set(self.OLTP_SCRIPTS)
+        if unknown:
+            raise SystemExit(f'--w6-cases: no such statement {sorted(unknown)}')
         for r in range(self.p['oltp_rounds']):
             for case, body in self.OLTP_SCRIPTS.items():
+                if case not in only:
+                    continue
                 for clients in (1, 2):
                     for pos, am in enumerate(order_for(r, ['heap', 'hotheap'])):
                         t = f'ol_{am}'
@@ -1333,11 +1339,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('--mode', choices=MODES, default='default')
     ap.add_argument('--rounds', type=int, help='override the number of rounds')
-    ap.add_argument('--duration', type=int, help='override the pgbench duration per run (s)')
+    ap.add_argument('--duration', type=int, help='override the pgbench (and sysbench) duration per run (s), one-row workloads included')
     ap.add_argument('--workloads', default=DEFAULT_WORKLOADS,
                     help=f'comma-separated list of w1..w5 (default {DEFAULT_WORKLOADS}) and the '
                          f'opt-in read-path workloads {READ_WORKLOADS}')
     ap.add_argument('--w1-cases', help='comma-separated subset of workload 1 case keys')
+    ap.add_argument('--w6-cases', help="comma-separated subset of workload 6's statements "
+                                       "('update c,update k,select c,mix of 10')")
     ap.add_argument('--nice', type=int, default=-10,
                     help='CPU priority of the cluster and pgbench (0: leave it alone)')
     ap.add_argument('--out', default=os.path.join(HERE, 'results'))
