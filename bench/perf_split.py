@@ -74,7 +74,6 @@ def run_pair_member(am, case, clients, seconds, tmp):
     script = os.path.join(tmp, 'script.sql')
     with open(script, 'w') as f:
         f.write(bench.Bench.OLTP_SCRIPTS[case].format(t=f'ol_{am}'))
-    log = os.path.join(tmp, 'pgbench.log')
     # pgbench runs 2 s longer than perf samples, starting 1 s before: no connection or
     # disconnection is sampled. --progress gives the transactions of each second.
     pgbench = subprocess.Popen(['nice', '-n', '-10', 'pgbench', '-n', '-M', 'prepared', '-c', str(clients), '-j',
