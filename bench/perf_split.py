@@ -26,9 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench  # noqa: E402
 
-SYMBOL_ROW = re.compile(r'^\s*[\d.]+%\s+(\d+)\s+(\S+)\s+(\S+)\s+\[.\]\s+(.*)$')
+ROW = re.compile(r'^\s*[\d.]+%\s+(\d+)\s+(\S+)\s+(\S+)\s+\[.\]\s+(.*)$')
 GROUPS = ('postgres', 'hotplus.so', 'libc', 'kernel', 'other')
-ROW = re.compile(r'^\s*[\d.]+%\s+(\d+)\s+(\S+)\s+(\S+)\s*$')
 
 
 def group_of(dso):
@@ -43,27 +42,22 @@ def group_of(dso):
 
 def server_symbols(data):
     """Samples of the server's processes by (shared object, symbol), from one perf.data."""
-    out = subprocess.run(['perf', 'report', '-i', data, '--no-children', '-g', 'none', '--sort', 'comm,dso,sym',
-                          '-n', '--stdio'], capture_output=True, text=True, check=True).stdout
-    samples = collections.Counter()
-    for line in out.splitlines():
-        m = SYMBOL_ROW.match(line)
-        if m and m.group(2) == 'postgres':
-            samples[(m.group(3), m.group(4).strip())] += int(m.group(1))
-    return samples
-
-
-def server_samples(data):
-    """Samples of the server's processes by group, from one perf.data."""
     # (perf report's --comm filter drops the kernel's samples: sort by comm and keep its rows)
-    out = subprocess.run(['perf', 'report', '-i', data, '--no-children', '-g', 'none', '--sort', 'comm,dso',
+    out = subprocess.run(['perf', 'report', '-i', data, '--no-children', '-g', 'none', '--sort', 'comm,dso,sym',
                           '-n', '--stdio'], capture_output=True, text=True, check=True).stdout
     samples = collections.Counter()
     for line in out.splitlines():
         m = ROW.match(line)
         if m and m.group(2) == 'postgres':
-            samples[group_of(m.group(3))] += int(m.group(1))
+            samples[(m.group(3), m.group(4).strip())] += int(m.group(1))
     return samples
+
+
+def by_group(symbols):
+    groups = collections.Counter()
+    for (dso, _), n in symbols.items():
+        groups[group_of(dso)] += n
+    return groups
 
 
 def run_pair_member(am, case, clients, seconds, tmp):
@@ -89,7 +83,8 @@ def run_pair_member(am, case, clients, seconds, tmp):
     tps = float(re.search(r'^tps = ([\d.]+)', text, re.M).group(1))
     # the sampled seconds are the progress reports 2..seconds+1
     txns = sum(progress[1:seconds + 1]) if len(progress) >= seconds + 1 else tps * seconds
-    return tps, txns, server_samples(data), server_symbols(data)
+    symbols = server_symbols(data)
+    return tps, txns, by_group(symbols), symbols
 
 
 def main():
