@@ -4,12 +4,8 @@
 #include "read/read_planner.hpp"
 
 #include "am/hotheap_am.hpp"
-#include "read/consumer_pushdown.hpp"
-#include "read/project_node.hpp"
-#include "read/read_references.hpp"
 #include "read/read_scan.hpp"
-#include "read/shared_detoast.hpp"
-#include "am/stored_form.hpp"
+#include "read/shared_markers.hpp"
 #include "am/settings.hpp"
 
 extern "C" {
@@ -20,6 +16,7 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "nodes/plannodes.h"
 #include "nodes/value.h"
+#include "optimizer/plancat.h"
 #include "optimizer/planner.h"
 #include "parser/parsetree.h"
 #include "utils/rel.h"
@@ -32,16 +29,14 @@ namespace {
 
 planner_hook_type previous_planner = nullptr;
 
-// Facts about a scan's expressions, gathered by walking them. Plain C data (the walk calls
-// PostgreSQL, which may longjmp).
+// The columns a scan's expressions read. Plain C data (the walk calls PostgreSQL, which may
+// longjmp).
 struct UseWalk
 {
 	Index scanrelid;
 	int natts;
 	bool whole_row;
-	bool *read;	   // [natts]
-	int *detoasting; // [natts]
-	bool counting;	 // false below a node that hides storage (read_references.hpp)
+	bool *read; // [natts]
 };
 static_assert(std::is_trivially_destructible_v<UseWalk>); // on frames an ERROR may unwind
 
@@ -62,26 +57,7 @@ walk_uses(Node *node, UseWalk *walk)
 		}
 		return false;
 	}
-	auto *walker = reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(walk_uses));
-	if (walk->counting && hides_storage(node))
-	{
-		// Still read (deformed), but never served from a shared copy.
-		walk->counting = false;
-		const bool stop = expression_tree_walker(node, walker, walk);
-		walk->counting = true;
-		return stop;
-	}
-	int first = 0;
-	List *arguments = walk->counting ? detoasting_arguments(node, &first) : NIL;
-	for (ListCell *cell = list_head(arguments); cell != nullptr; cell = lnext(arguments, cell))
-	{
-		if (list_cell_number(arguments, cell) < first)
-			continue;
-		Var *var = scanned_column(static_cast<Node *>(lfirst(cell)), static_cast<int>(walk->scanrelid));
-		if (var != nullptr && var->varattno <= walk->natts)
-			walk->detoasting[var->varattno - 1]++;
-	}
-	return expression_tree_walker(node, walker, walk);
+	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(walk_uses)), walk);
 }
 
 List *
@@ -127,9 +103,47 @@ struct RewriteContext
 };
 static_assert(std::is_trivially_destructible_v<RewriteContext>); // on frames an ERROR may unwind
 
+// What the rows a scan reads depend on above it: the share of its rows the plan above will
+// ask for (a LIMIT, D14c) and the processes a parallel scan's rows are divided among.
+struct Demand
+{
+	double fraction = 1;
+	double processes = 1;
+};
+
+// The rows the scan will read and deform: a sequential scan reads every row of the table to
+// filter it (seed 003's `WHERE col41 = 0`: 300,000 read, none returned); a bitmap heap scan
+// the rows its bitmap names; an index or TID scan, as far as the plan tells, the rows it
+// returns (its index conditions are not its input's filter: a lower bound). Then only the
+// share a LIMIT above asks for.
+double
+rows_read(Scan *scan, Relation rel, const Demand &demand)
+{
+	double rows = scan->plan.plan_rows;
+	switch (nodeTag(scan))
+	{
+		case T_SeqScan:
+		{
+			BlockNumber pages = 0;
+			double tuples = 0;
+			double allvisfrac = 0;
+			estimate_rel_size(rel, nullptr, &pages, &tuples, &allvisfrac);
+			rows = tuples / (scan->plan.parallel_aware ? demand.processes : 1);
+			break;
+		}
+		case T_BitmapHeapScan:
+			if (scan->plan.lefttree != nullptr)
+				rows = Max(rows, scan->plan.lefttree->plan_rows);
+			break;
+		default:
+			break;
+	}
+	return read_path_rows(Max(rows, scan->plan.plan_rows) * demand.fraction);
+}
+
 // The HotheapRead node for `scan`, or `scan` itself when nothing is gained.
 Plan *
-read_node_for(Scan *scan, RewriteContext *context)
+read_node_for(Scan *scan, RewriteContext *context, const Demand &demand)
 {
 	if (IsA(scan, IndexScan) && reinterpret_cast<IndexScan *>(scan)->indexorderby != NIL)
 		return &scan->plan;
@@ -147,26 +161,23 @@ read_node_for(Scan *scan, RewriteContext *context)
 		return &scan->plan;
 	}
 	TupleDesc desc = RelationGetDescr(rel);
-	UseWalk walk{scan->scanrelid, desc->natts, false, static_cast<bool *>(palloc0(sizeof(bool) * (desc->natts + 1))),
-				 static_cast<int *>(palloc0(sizeof(int) * (desc->natts + 1))), true};
+	UseWalk walk{scan->scanrelid, desc->natts, false, static_cast<bool *>(palloc0(sizeof(bool) * (desc->natts + 1)))};
 	walk_uses(reinterpret_cast<Node *>(scan->plan.qual), &walk);
 	walk_uses(reinterpret_cast<Node *>(scan->plan.targetlist), &walk);
 
 	core::ReadShape shape;
 	shape.whole_row = walk.whole_row;
-	shape.rows = read_path_rows(scan->plan.plan_rows);
 	shape.columns.resize(desc->natts);
 	for (int i = 0; i < desc->natts; ++i)
+		shape.columns[i].read = walk.read[i];
+	core::ReadPlan decision = core::plan_read(shape); // columns first: rows_read() may read the disk
+	if (decision.deformed.empty() || shape.whole_row)
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		core::ColumnUse &use = shape.columns[i];
-		use.read = walk.read[i];
-		use.toastable = att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN && !att->attisdropped;
-		use.detoasting_reads = walk.detoasting[i];
-		if (core::needs_stored_form_evidence(use, shape.rows))
-			use.seen_extended = values_seen_extended(rel, static_cast<AttrNumber>(i + 1));
+		RelationClose(rel);
+		return &scan->plan;
 	}
-	const core::ReadPlan decision = core::plan_read(shape);
+	shape.rows_read = rows_read(scan, rel, demand);
+	decision = core::plan_read(shape);
 	if (!decision.worthwhile())
 	{
 		RelationClose(rel);
@@ -190,16 +201,7 @@ read_node_for(Scan *scan, RewriteContext *context)
 	if (IsA(scan, IndexScan))
 		node->flags |= CUSTOMPATH_SUPPORT_MARK_RESTORE;
 	node->custom_relids = bms_make_singleton(scan->scanrelid);
-	List *detoast = int_list(decision.detoast_once);
-	List *marked_qual = NIL;
-	List *marked_tlist = NIL;
-	if (detoast != NIL)
-	{
-		marked_qual = with_shared_markers(scan->plan.qual, static_cast<int>(scan->scanrelid), detoast);
-		marked_tlist = with_shared_markers(scan->plan.targetlist, static_cast<int>(scan->scanrelid), detoast);
-	}
-	node->custom_private = list_make5(makeInteger(decision.selective ? 1 : 0), int_list(decision.deformed), detoast,
-									  marked_qual, marked_tlist);
+	node->custom_private = list_make1(int_list(decision.deformed));
 	node->methods = read_scan_methods();
 
 	// The scan returns whole rows; its initPlans go with the expressions that use them.
@@ -211,13 +213,13 @@ read_node_for(Scan *scan, RewriteContext *context)
 	return &node->scan.plan;
 }
 
-Plan *rewrite(Plan *plan, RewriteContext *context);
+Plan *rewrite(Plan *plan, RewriteContext *context, Demand demand);
 
 void
-rewrite_list(List *plans, RewriteContext *context)
+rewrite_list(List *plans, RewriteContext *context, const Demand &demand)
 {
 	for (ListCell *cell = list_head(plans); cell != nullptr; cell = lnext(plans, cell))
-		lfirst(cell) = rewrite(static_cast<Plan *>(lfirst(cell)), context);
+		lfirst(cell) = rewrite(static_cast<Plan *>(lfirst(cell)), context, demand);
 }
 
 // The children a plan node keeps outside lefttree and righttree.
@@ -241,28 +243,70 @@ listed_children(Plan *plan)
 	}
 }
 
+// What a node's input is asked for (D14c): a node that reads all of its input before it
+// returns anything (a sort, a hash table, hashed or plain aggregation) asks for all of it;
+// a LIMIT for its count (and offset) of the rows its input would return; the inner side of
+// a nested loop is counted per loop. Every other node streams, and is taken to ask for the
+// same share of its input as is asked of it (where unsure, fewer rows: a node missed, never
+// one that does not pay).
+Demand
+input_demand(Plan *plan, Plan *input, const Demand &demand)
+{
+	Demand asked = demand;
+	switch (nodeTag(plan))
+	{
+		case T_Limit:
+		{
+			auto *limit = reinterpret_cast<Limit *>(plan);
+			double wanted = plan->plan_rows;
+			if (limit->limitOffset != nullptr && IsA(limit->limitOffset, Const) &&
+				!reinterpret_cast<Const *>(limit->limitOffset)->constisnull)
+				wanted += static_cast<double>(DatumGetInt64(reinterpret_cast<Const *>(limit->limitOffset)->constvalue));
+			if (input->plan_rows > 0 && wanted < input->plan_rows)
+				asked.fraction *= Max(wanted, 1.0) / input->plan_rows;
+			break;
+		}
+		case T_Sort:
+		case T_Hash:
+		case T_SetOp:
+		case T_RecursiveUnion:
+			asked.fraction = 1;
+			break;
+		case T_Agg:
+			if (reinterpret_cast<Agg *>(plan)->aggstrategy != AGG_SORTED)
+				asked.fraction = 1;
+			break;
+		case T_NestLoop:
+			if (input == plan->righttree)
+				asked.fraction = 1;
+			break;
+		case T_Gather:
+			asked.processes = reinterpret_cast<Gather *>(plan)->num_workers + 1;
+			break;
+		case T_GatherMerge:
+			asked.processes = reinterpret_cast<GatherMerge *>(plan)->num_workers + 1;
+			break;
+		default:
+			break;
+	}
+	return asked;
+}
+
 Plan *
-rewrite(Plan *plan, RewriteContext *context)
+rewrite(Plan *plan, RewriteContext *context, Demand demand)
 {
 	if (plan == nullptr)
 		return nullptr;
-	if (is_project_node(plan))
-	{
-		// Its input is both custom_plans' and, for EXPLAIN, lefttree (project_node.hpp).
-		auto *custom = reinterpret_cast<CustomScan *>(plan);
-		Plan *input = rewrite(static_cast<Plan *>(linitial(custom->custom_plans)), context);
-		linitial(custom->custom_plans) = input;
-		plan->lefttree = input;
-		return plan;
-	}
-	plan->lefttree = rewrite(plan->lefttree, context);
-	plan->righttree = rewrite(plan->righttree, context);
+	if (plan->lefttree != nullptr)
+		plan->lefttree = rewrite(plan->lefttree, context, input_demand(plan, plan->lefttree, demand));
+	if (plan->righttree != nullptr)
+		plan->righttree = rewrite(plan->righttree, context, input_demand(plan, plan->righttree, demand));
 	switch (nodeTag(plan))
 	{
 		case T_SubqueryScan:
 		{
 			auto *subquery = reinterpret_cast<SubqueryScan *>(plan);
-			subquery->subplan = rewrite(subquery->subplan, context);
+			subquery->subplan = rewrite(subquery->subplan, context, demand);
 			break;
 		}
 		case T_CustomScan:
@@ -271,9 +315,9 @@ rewrite(Plan *plan, RewriteContext *context)
 		case T_SeqScan:
 		case T_IndexScan:
 		case T_BitmapHeapScan:
-			return read_node_for(reinterpret_cast<Scan *>(plan), context);
+			return read_node_for(reinterpret_cast<Scan *>(plan), context, demand);
 		default:
-			rewrite_list(listed_children(plan), context);
+			rewrite_list(listed_children(plan), context, demand);
 			break;
 	}
 	return plan;
@@ -295,18 +339,18 @@ max_plan_node_id(Plan *plan, int *max_id)
 }
 
 void
-add_read_nodes(PlannedStmt *stmt)
+add_read_path(PlannedStmt *stmt)
 {
+	// First the markers, in every node's expressions (D14b); then each scan's node, which takes
+	// the scan's expressions, markers and all (D14).
+	place_shared_markers(stmt);
 	int max_id = 0;
 	max_plan_node_id(stmt->planTree, &max_id);
 	for (ListCell *cell = list_head(stmt->subplans); cell != nullptr; cell = lnext(stmt->subplans, cell))
 		max_plan_node_id(static_cast<Plan *>(lfirst(cell)), &max_id);
 	RewriteContext context{stmt, max_id + 1};
-	// First the nodes above the scans: their expressions over the scans' rows move into the
-	// scans' output lists or HotheapProject nodes (D14b); then each scan's own decision.
-	push_consumers_down(stmt, &context.next_plan_node_id);
-	stmt->planTree = rewrite(stmt->planTree, &context);
-	rewrite_list(stmt->subplans, &context);
+	stmt->planTree = rewrite(stmt->planTree, &context, Demand{});
+	rewrite_list(stmt->subplans, &context, Demand{});
 }
 
 PlannedStmt *
@@ -315,7 +359,7 @@ plan_with_read_path(COMPAT_PLANNER_PARAMS)
 	PlannedStmt *stmt = previous_planner != nullptr ? previous_planner(COMPAT_PLANNER_ARGS)
 													: standard_planner(COMPAT_PLANNER_ARGS);
 	if (settings.read_path && stmt->commandType != CMD_UTILITY)
-		add_read_nodes(stmt);
+		add_read_path(stmt);
 	return stmt;
 }
 

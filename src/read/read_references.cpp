@@ -2,9 +2,11 @@
 
 extern "C" {
 #include "access/transam.h"
+#include "catalog/pg_type_d.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 #include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 }
 
 namespace hotplus {
@@ -61,6 +63,27 @@ bool
 built_in_value_reader(Oid function)
 {
 	return OidIsValid(function) && function < FirstGenbkiObjectId && !reads_storage(function);
+}
+
+// Built-in functions with a by-reference result that is always made anew, never their argument
+// nor a pointer into it (read in the server's source, 15 to 19): jsonb field and element
+// extraction (JsonbValueToJsonb(), JsonbValueAsText(), JsonbToCString() copy), #>> (as
+// text, also for an empty path; #> returns the document itself there), md5().
+bool
+returns_fresh_value(Oid function)
+{
+	switch (function)
+	{
+		case F_JSONB_OBJECT_FIELD:
+		case F_JSONB_OBJECT_FIELD_TEXT:
+		case F_JSONB_ARRAY_ELEMENT:
+		case F_JSONB_ARRAY_ELEMENT_TEXT:
+		case F_JSONB_EXTRACT_PATH_TEXT:
+		case F_MD5_TEXT:
+			return true;
+		default:
+			return false;
+	}
 }
 
 } // namespace
@@ -125,12 +148,40 @@ hides_storage(Node *node)
 			return !built_in_value_reader(reinterpret_cast<ScalarArrayOpExpr *>(node)->opfuncid);
 		case T_SubPlan:
 		case T_AlternativeSubPlan:
-		case T_Aggref:
-		case T_WindowFunc:
 			return true;
 		default:
 			return false;
 	}
+}
+
+bool
+result_may_alias(Node *consumer)
+{
+	Oid function;
+	Oid result_type = exprType(consumer);
+	switch (nodeTag(consumer))
+	{
+		case T_FuncExpr:
+			if (reinterpret_cast<FuncExpr *>(consumer)->funcretset)
+				return true; // its state may point into the argument across calls
+			function = reinterpret_cast<FuncExpr *>(consumer)->funcid;
+			break;
+		case T_OpExpr:
+			if (reinterpret_cast<OpExpr *>(consumer)->opretset)
+				return true;
+			function = reinterpret_cast<OpExpr *>(consumer)->opfuncid;
+			break;
+		case T_DistinctExpr:
+		case T_ScalarArrayOpExpr:
+			return false; // boolean
+		case T_NullIfExpr:
+			return false; // its first argument as passed (never a copy), or NULL
+		default:
+			return true;
+	}
+	if (result_type != INTERNALOID && get_typbyval(result_type))
+		return false;
+	return !returns_fresh_value(function);
 }
 
 Var *

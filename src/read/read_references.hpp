@@ -1,4 +1,4 @@
-// Which references to a scanned column one shared detoasted copy may serve (D14).
+// Which references to a column one shared detoasted copy may serve (D14b).
 //
 // A reference qualifies when it is passed straight (or through a binary-compatible
 // relabeling) to a built-in function that reads its argument's value: such a function
@@ -8,15 +8,17 @@
 // and every other context (a bare output column, CASE results, ...), where the column's
 // stored datum is used as it is. And no reference anywhere below a call of such a function
 // or inside a subplan's arguments qualifies: a built-in function may return its argument
-// (NULLIF, a length coercion to varchar(n)), which would carry the copy into it.
+// (NULLIF, a length coercion to varchar(n)), which would carry the copy into it (a subplan's
+// arguments become its parameters' values). Aggregates' and window functions' arguments are
+// expressions like any other: the node evaluates them on its input rows.
 // Nor does an argument a function may return as it received it, without detoasting it
 // (NULLIF's first, every argument of array_larger and the others listed in
 // read_references.cpp): served from a copy, the function would return the copy where heap's
 // returns the stored datum (another pg_column_size(), another compression in a table it is
 // inserted into).
 //
-// The planner counts qualifying references with these functions and the executor replaces
-// the same references, so both must see the same expression trees.
+// The planner (shared_markers.hpp) finds the qualifying references with these functions and
+// wraps them in markers, once, in the finished plan.
 #pragma once
 
 #include "am/pg.hpp"
@@ -40,6 +42,12 @@ bool hides_storage(Node *node);
 // returns one of them as it received it: a call of it gives the same result whatever form
 // (stored, detoasted) its arguments come in.
 bool value_function(Oid function);
+
+// Whether the result of `consumer` (a call detoasting_arguments() lists arguments of) may be
+// one of its arguments or point into one: a by-reference result, unless the function is
+// known to make it anew; a set-returning call (its state lives across calls). Its copy then
+// lives as long as the result must (core/shared_copy.hpp, "aliases").
+bool result_may_alias(Node *consumer);
 
 // The Var of a user column (varno: a scan's relation, or OUTER_VAR/INNER_VAR for a plan node's
 // input) that `arg` is, possibly under a RelabelType; else nullptr.
