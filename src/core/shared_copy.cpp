@@ -20,7 +20,7 @@ decide_copy(const CopyView &view, const CopyRequest &request)
 		return decision;
 	}
 	// Invariant 3.
-	if (view.other_matches && !request.result_may_alias && request.arguments_run_nothing)
+	if (view.other_matches && !request.result_may_alias)
 	{
 		decision.action = CopyAction::ServeOther;
 		return decision;

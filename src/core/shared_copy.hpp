@@ -26,9 +26,10 @@
 //  1. A served copy holds the value the reference reads (same stored bytes) and is alive.
 //  2. An aliasing consumer is served only a copy made in the memory context it is evaluated in
 //     (so its result lives exactly as long as heap's own copy would), and the copy is released.
-//  3. A copy of another group is served only to a consumer that does not alias and whose other
-//     arguments run nothing that could reset that copy's memory (constants, columns, other
-//     markers); the copy is released first.
+//  3. A copy of another group is served only to a consumer that does not alias; the copy is
+//     released first. (The consumer's other arguments are constants, read_references.hpp: it
+//     is called right after the marker, before any plan node could run and reset the copy's
+//     memory, and holds nothing of it once it returned.)
 //  4. A group holds at most one unreleased copy, its current one, and frees it when it moves
 //     to another value (a row changes between evaluations, never within one, so nothing
 //     holds it then). A released copy it leaves behind lives until its memory context is
@@ -45,11 +46,10 @@
 
 namespace hotplus::core {
 
-// A reference, as the planner marked it (its consumer and the consumer's other arguments).
+// A reference, as the planner marked it.
 struct CopyRequest
 {
-	bool result_may_alias = true;		// the consumer's result may be the copy or point into it
-	bool arguments_run_nothing = false; // the consumer's other arguments cannot run plan nodes
+	bool result_may_alias = true; // its consumer's result may be the copy or point into it
 };
 
 // The copies around a reference, as found when it is evaluated.

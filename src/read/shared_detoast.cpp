@@ -39,7 +39,6 @@ constexpr const char *kFunctionName = "hotplus_shared_value";
 
 // The ticket: the group in the low 32 bits, the consumer's use above.
 constexpr uint64 kTicketAliases = uint64{1} << 32;
-constexpr uint64 kTicketRunsNothing = uint64{1} << 33;
 
 SharedDetoastCounts counts;
 
@@ -240,7 +239,6 @@ shared_value(FunctionCallInfo fcinfo, struct varlena *stored)
 
 	core::CopyRequest request;
 	request.result_may_alias = (ticket & kTicketAliases) != 0;
-	request.arguments_run_nothing = (ticket & kTicketRunsNothing) != 0;
 	core::CopyView view;
 	SharedCopy *own = group->current;
 	if (own != nullptr)
@@ -251,7 +249,7 @@ shared_value(FunctionCallInfo fcinfo, struct varlena *stored)
 		view.own_released = own->released;
 	}
 	SharedCopy *other = nullptr;
-	if (!view.own_matches && !request.result_may_alias && request.arguments_run_nothing)
+	if (!view.own_matches && !request.result_may_alias)
 		other = registered_copy(stored, group);
 	view.other_matches = other != nullptr;
 	view.context_watched = watched(here, group->home);
@@ -383,8 +381,6 @@ make_marker(Oid function, Var *var, uint32 group, const MarkerUse &use)
 	uint64 ticket = group;
 	if (use.result_may_alias)
 		ticket |= kTicketAliases;
-	if (use.arguments_run_nothing)
-		ticket |= kTicketRunsNothing;
 	Const *argument = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(static_cast<int64>(ticket)),
 								false, FLOAT8PASSBYVAL);
 	// Shown as its first argument alone (ruleutils' get_func_expr: an implicit coercion).

@@ -33,11 +33,10 @@ extern "C" {
 
 namespace hotplus {
 
-// What a marker's consumer does with a copy (the ticket's flags; core::CopyRequest).
+// What a marker's consumer does with a copy (the ticket's flag; core::CopyRequest).
 struct MarkerUse
 {
-	bool result_may_alias;		// the consumer's result may be the copy or point into it
-	bool arguments_run_nothing; // its other arguments are constants, columns or markers
+	bool result_may_alias; // the consumer's result may be the copy or point into it
 };
 
 // The marker function's OID in the database (in the schema of hotheap's handler, the

@@ -163,27 +163,6 @@ struct Find
 };
 static_assert(std::is_trivially_destructible_v<Find>); // on frames an ERROR may unwind
 
-// Whether the consumer's other arguments run nothing that could reset another node's memory
-// (core::CopyRequest::arguments_run_nothing): constants, columns, external parameters.
-bool
-others_run_nothing(List *args, int position)
-{
-	for (ListCell *cell = list_head(args); cell != nullptr; cell = lnext(args, cell))
-	{
-		if (list_cell_number(args, cell) == position)
-			continue;
-		Node *arg = static_cast<Node *>(lfirst(cell));
-		while (arg != nullptr && IsA(arg, RelabelType))
-			arg = reinterpret_cast<Node *>(reinterpret_cast<RelabelType *>(arg)->arg);
-		if (arg == nullptr || IsA(arg, Const) || IsA(arg, Var))
-			continue;
-		if (IsA(arg, Param) && reinterpret_cast<Param *>(arg)->paramkind == PARAM_EXTERN)
-			continue;
-		return false;
-	}
-	return true;
-}
-
 bool
 find_references(Node *node, Find *f)
 {
@@ -197,17 +176,14 @@ find_references(Node *node, Find *f)
 		f->counting = true;
 		return stop;
 	}
-	int first = 0;
-	List *args = f->counting ? detoasting_arguments(node, &first) : NIL;
+	List *args = f->counting ? consumer_arguments(node) : NIL;
 	for (ListCell *cell = list_head(args); cell != nullptr; cell = lnext(args, cell))
 	{
 		const int position = list_cell_number(args, cell);
-		if (position < first)
-			continue;
 		for (int varno : f->varnos)
 		{
 			Var *var = varno != 0 ? scanned_column(static_cast<Node *>(lfirst(cell)), varno) : nullptr;
-			if (var == nullptr)
+			if (var == nullptr || !argument_qualifies(node, position))
 				continue;
 			Source source{NIL, NIL};
 			if (!resolve(f->stmt, f->node, var->varno, var->varattno, 0, &source))
@@ -216,7 +192,6 @@ find_references(Node *node, Find *f)
 			reference->node = f->node;
 			reference->var = var;
 			reference->use.result_may_alias = result_may_alias(node);
-			reference->use.arguments_run_nothing = others_run_nothing(args, position);
 			reference->relid = linitial_oid(source.relids);
 			reference->attno = static_cast<AttrNumber>(linitial_int(source.attnos));
 			f->references = lappend(f->references, reference);

@@ -2,9 +2,12 @@
 // restated over all its inputs, then a model of the executor around it. The model runs random
 // evaluations and memory context resets through decide_copy() with the glue's bookkeeping
 // (read/shared_detoast.cpp: a current copy per group, a registry of live copies), and tracks
-// every holder of every copy: the consumers of an evaluation (until it ends) and the results
-// of aliasing consumers (until their memory context is reset). No copy may be freed or reset
-// while held, served with another value, or left unreleased beside its group's current one.
+// every holder of every copy: a consumer (from the marker until it returns: a consumer's other
+// arguments are constants, so before anything else of the evaluation runs) and the results of
+// aliasing consumers (until their memory context is reset). Between two references, an
+// evaluation may run plan nodes (a subplan elsewhere in the expression), which may reset
+// another node's memory. No copy may be freed or reset while held, served with another value,
+// or left unreleased beside its group's current one.
 // Design points: D14b
 #include <catch2/catch.hpp>
 
@@ -19,7 +22,7 @@ using namespace hotplus::core;
 
 TEST_CASE("decide_copy: the rule over every input", "[shared_copy]")
 {
-	for (int code = 0; code < (1 << 8); ++code)
+	for (int code = 0; code < (1 << 7); ++code)
 	{
 		CopyView view;
 		view.own_alive = code & 1;
@@ -30,14 +33,13 @@ TEST_CASE("decide_copy: the rule over every input", "[shared_copy]")
 		view.context_watched = code & 32;
 		CopyRequest request;
 		request.result_may_alias = code & 64;
-		request.arguments_run_nothing = code & 128;
 		const CopyDecision d = decide_copy(view, request);
 
 		const bool own = view.own_alive && view.own_matches;
 		CopyAction expected;
 		if (own)
 			expected = !request.result_may_alias || view.own_in_context ? CopyAction::ServeOwn : CopyAction::PassStored;
-		else if (view.other_matches && !request.result_may_alias && request.arguments_run_nothing)
+		else if (view.other_matches && !request.result_may_alias)
 			expected = CopyAction::ServeOther;
 		else if (view.context_watched)
 			expected = CopyAction::MakeNew;
@@ -57,7 +59,7 @@ namespace {
 // the groups live in; resetting it resets all). Context 5 is elsewhere (not watched). A
 // group belongs to one node and is evaluated only in that node's contexts (or 0, 5); another
 // node's contexts are reset only by that node, which runs in the middle of an evaluation only
-// through a consumer argument that runs plan nodes (a subplan).
+// through a subplan somewhere in the expression.
 constexpr int kContexts = 6;
 constexpr int kUnwatched = 5;
 int context_of(int node, int which) { return 1 + 2 * node + which; } // 1, 2 / 3, 4
@@ -75,11 +77,7 @@ struct Model
 {
 	std::vector<ModelCopy> copies;
 	std::map<int, int> current;		 // group -> copy
-	std::multiset<int> in_flight;	 // copies held by consumers of the running evaluation
-	// Those whose consumers' other arguments run nothing: such a consumer is called right
-	// after its arguments (constants, columns, markers), before anything else of the
-	// evaluation runs, so its hold ends before any plan node could run.
-	std::multiset<int> in_flight_briefly;
+	std::multiset<int> in_flight;	 // copies held by a consumer not called yet
 	std::multimap<int, int> results; // context -> copy held by an aliasing result there
 	long served = 0, made = 0, passed = 0, freed = 0, shared = 0;
 
@@ -91,7 +89,6 @@ struct Model
 		// Nothing that outlives the copy may hold it: consumers still waiting, results of
 		// other contexts.
 		REQUIRE(in_flight.count(copy) == 0);
-		REQUIRE(in_flight_briefly.count(copy) == 0);
 		for (const auto &[context, held] : results)
 			REQUIRE((held != copy || context == copies[copy].context));
 		copies[copy].alive = false;
@@ -142,7 +139,7 @@ struct Model
 				given = own;
 				break;
 			case CopyAction::ServeOther:
-				REQUIRE(request.arguments_run_nothing); // invariant 3
+				REQUIRE(!request.result_may_alias); // invariant 3
 				given = other;
 				copies[other].released = true;
 				++shared;
@@ -170,7 +167,7 @@ struct Model
 		// Invariant 1.
 		REQUIRE(copies[given].alive);
 		REQUIRE(copies[given].key == key);
-		(request.arguments_run_nothing ? in_flight_briefly : in_flight).insert(given);
+		in_flight.insert(given);
 		if (request.result_may_alias)
 		{
 			// Invariant 2: the result lives in `context`, exactly as long as the copy.
@@ -184,20 +181,8 @@ struct Model
 				REQUIRE(current[group] == i);
 	}
 
-	// A consumer argument runs plan nodes, which may reset another node's memory: the
-	// consumers of simple arguments returned before it started.
-	void run_plan_nodes(int other_context)
-	{
-		in_flight_briefly.clear();
-		reset(other_context);
-	}
-
-	// An evaluation ends: its consumers returned.
-	void end_evaluation()
-	{
-		in_flight.clear();
-		in_flight_briefly.clear();
-	}
+	// The consumer is called with the copy, and returns.
+	void call_consumer() { in_flight.clear(); }
 };
 
 } // namespace
@@ -229,10 +214,9 @@ TEST_CASE("decide_copy: no copy is freed, reset or served wrongly while anything
 				row[random() % kGroups] = static_cast<int>(random() % keys);
 				continue;
 			}
-			// An evaluation of one node: up to four references in one memory context, their
-			// consumers all waiting until the end (the most a consumer's other arguments can
-			// delay them). A consumer argument that runs plan nodes may reset the other node's
-			// contexts in the middle.
+			// An evaluation of one node: up to four references in one memory context, each
+			// consumer called right after its marker. Between them a subplan may run plan
+			// nodes, which may reset the other node's contexts.
 			const int node = static_cast<int>(random() % 2);
 			const int where = static_cast<int>(random() % 4);
 			const int context = where < 2 ? context_of(node, where) : where == 2 ? 0 : kUnwatched;
@@ -242,12 +226,11 @@ TEST_CASE("decide_copy: no copy is freed, reset or served wrongly while anything
 				const int group = 2 * node + static_cast<int>(random() % 2);
 				CopyRequest request;
 				request.result_may_alias = random() % 3 == 0;
-				request.arguments_run_nothing = random() % 2 == 0;
 				model.reference(group, row[group], context, request);
-				if (!request.arguments_run_nothing && random() % 2 == 0)
-					model.run_plan_nodes(context_of(1 - node, static_cast<int>(random() % 2)));
+				model.call_consumer();
+				if (random() % 3 == 0)
+					model.reset(context_of(1 - node, static_cast<int>(random() % 2)));
 			}
-			model.end_evaluation();
 		}
 		model.reset(0);
 		model.reset(kUnwatched);
