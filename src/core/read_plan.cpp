@@ -24,4 +24,10 @@ plan_read(const ReadShape &shape)
 	return plan;
 }
 
+bool
+marks_column(double rows, bool met_extended, bool may_be_toasted)
+{
+	return rows >= kRowsToShareWithoutEvidence ? may_be_toasted || met_extended : met_extended;
+}
+
 } // namespace hotplus::core

@@ -62,4 +62,23 @@ inline constexpr double kDeformSavingPerSkippedColumn = 29;
 
 ReadPlan plan_read(const ReadShape &shape);
 
+// Shared detoast markers (D14b, D14c): a marker costs about kMarkerStartCost per statement (the
+// executor initializes it as a function call: EXECUTE check, function lookup) and
+// kMarkerCostPerRow per row where its value needs no detoasting (bench/node_cost.py: +2,700
+// per statement and +70 per row for two markers over in-line documents, PostgreSQL 15); a
+// shared copy saves a detoast, thousands (26,000 per row for a 6 kB document compressed in
+// line read twice). So markers go where the column's values are likely stored compressed or
+// out of line: from kRowsToShareWithoutEvidence rows on, where the table-wide evidence says
+// so (values_may_be_toasted: met by this backend, TOAST blocks, wide on average); on fewer
+// rows, where the per-statement cost counts, only where this backend met such values of that
+// very column (values_met_extended): a TOAST relation with blocks says nothing about the one
+// row a lookup reads.
+inline constexpr double kMarkerStartCost = 1350;
+inline constexpr double kMarkerCostPerRow = 35;
+inline constexpr double kRowsToShareWithoutEvidence = 20;
+
+// Whether a column read through two or more qualifying references in a plan whose nodes
+// evaluate them on `rows` rows gets markers.
+bool marks_column(double rows, bool met_extended, bool may_be_toasted);
+
 } // namespace hotplus::core

@@ -2,9 +2,14 @@
 
 #include "am/pg.hpp"
 #include "read/shared_detoast.hpp"
+#include "am/settings.hpp"
 
 extern "C" {
+#include "catalog/pg_collation_d.h"
+#include "catalog/pg_type_d.h"
 #include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "utils/builtins.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/plannodes.h"
 #include "utils/inval.h"
@@ -36,13 +41,26 @@ has_markers(PlannedStmt *stmt)
 	return false;
 }
 
+// A marker as shown: its column, or (hotplus.read_path_show_markers, for tests) a call naming
+// its group and whether its consumer may alias the copy (shared_detoast.hpp).
 Node *
 without_markers(Node *node, void *context)
 {
 	if (node == nullptr)
 		return nullptr;
 	if (is_marker(node))
-		return without_markers(static_cast<Node *>(linitial(reinterpret_cast<FuncExpr *>(node)->args)), context);
+	{
+		auto *marker = reinterpret_cast<FuncExpr *>(node);
+		if (!settings.read_path_show_markers)
+			return without_markers(static_cast<Node *>(linitial(marker->args)), context);
+		auto *shown = static_cast<FuncExpr *>(copyObjectImpl(marker));
+		shown->funcformat = COERCE_EXPLICIT_CALL;
+		const MarkerTicket ticket = marker_ticket(marker);
+		char *label = psprintf("group %u%s", ticket.group, ticket.use.result_may_alias ? ", aliasing" : "");
+		lsecond(shown->args) = makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1, CStringGetTextDatum(label), false,
+										 false);
+		return reinterpret_cast<Node *>(shown);
+	}
 	return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(without_markers)),
 								   context);
 }

@@ -4,6 +4,7 @@
 #include "read/read_planner.hpp"
 
 #include "am/hotheap_am.hpp"
+#include "read/plan_demand.hpp"
 #include "read/read_scan.hpp"
 #include "read/shared_markers.hpp"
 #include "am/settings.hpp"
@@ -16,7 +17,6 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "nodes/plannodes.h"
 #include "nodes/value.h"
-#include "optimizer/plancat.h"
 #include "optimizer/planner.h"
 #include "parser/parsetree.h"
 #include "utils/rel.h"
@@ -102,44 +102,6 @@ struct RewriteContext
 	int next_plan_node_id;
 };
 static_assert(std::is_trivially_destructible_v<RewriteContext>); // on frames an ERROR may unwind
-
-// What the rows a scan reads depend on above it: the share of its rows the plan above will
-// ask for (a LIMIT, D14c) and the processes a parallel scan's rows are divided among.
-struct Demand
-{
-	double fraction = 1;
-	double processes = 1;
-};
-
-// The rows the scan will read and deform: a sequential scan reads every row of the table to
-// filter it (seed 003's `WHERE col41 = 0`: 300,000 read, none returned); a bitmap heap scan
-// the rows its bitmap names; an index or TID scan, as far as the plan tells, the rows it
-// returns (its index conditions are not its input's filter: a lower bound). Then only the
-// share a LIMIT above asks for.
-double
-rows_read(Scan *scan, Relation rel, const Demand &demand)
-{
-	double rows = scan->plan.plan_rows;
-	switch (nodeTag(scan))
-	{
-		case T_SeqScan:
-		{
-			BlockNumber pages = 0;
-			double tuples = 0;
-			double allvisfrac = 0;
-			estimate_rel_size(rel, nullptr, &pages, &tuples, &allvisfrac);
-			rows = tuples / (scan->plan.parallel_aware ? demand.processes : 1);
-			break;
-		}
-		case T_BitmapHeapScan:
-			if (scan->plan.lefttree != nullptr)
-				rows = Max(rows, scan->plan.lefttree->plan_rows);
-			break;
-		default:
-			break;
-	}
-	return read_path_rows(Max(rows, scan->plan.plan_rows) * demand.fraction);
-}
 
 // The HotheapRead node for `scan`, or `scan` itself when nothing is gained.
 Plan *
@@ -241,55 +203,6 @@ listed_children(Plan *plan)
 		default:
 			return NIL;
 	}
-}
-
-// What a node's input is asked for (D14c): a node that reads all of its input before it
-// returns anything (a sort, a hash table, hashed or plain aggregation) asks for all of it;
-// a LIMIT for its count (and offset) of the rows its input would return; the inner side of
-// a nested loop is counted per loop. Every other node streams, and is taken to ask for the
-// same share of its input as is asked of it (where unsure, fewer rows: a node missed, never
-// one that does not pay).
-Demand
-input_demand(Plan *plan, Plan *input, const Demand &demand)
-{
-	Demand asked = demand;
-	switch (nodeTag(plan))
-	{
-		case T_Limit:
-		{
-			auto *limit = reinterpret_cast<Limit *>(plan);
-			double wanted = plan->plan_rows;
-			if (limit->limitOffset != nullptr && IsA(limit->limitOffset, Const) &&
-				!reinterpret_cast<Const *>(limit->limitOffset)->constisnull)
-				wanted += static_cast<double>(DatumGetInt64(reinterpret_cast<Const *>(limit->limitOffset)->constvalue));
-			if (input->plan_rows > 0 && wanted < input->plan_rows)
-				asked.fraction *= Max(wanted, 1.0) / input->plan_rows;
-			break;
-		}
-		case T_Sort:
-		case T_Hash:
-		case T_SetOp:
-		case T_RecursiveUnion:
-			asked.fraction = 1;
-			break;
-		case T_Agg:
-			if (reinterpret_cast<Agg *>(plan)->aggstrategy != AGG_SORTED)
-				asked.fraction = 1;
-			break;
-		case T_NestLoop:
-			if (input == plan->righttree)
-				asked.fraction = 1;
-			break;
-		case T_Gather:
-			asked.processes = reinterpret_cast<Gather *>(plan)->num_workers + 1;
-			break;
-		case T_GatherMerge:
-			asked.processes = reinterpret_cast<GatherMerge *>(plan)->num_workers + 1;
-			break;
-		default:
-			break;
-	}
-	return asked;
 }
 
 Plan *

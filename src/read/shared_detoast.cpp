@@ -4,6 +4,7 @@
 #include "read/shared_detoast.hpp"
 
 #include "am/settings.hpp"
+#include "am/stored_form.hpp"
 
 extern "C" {
 #include "access/detoast.h"
@@ -37,8 +38,24 @@ namespace {
 
 constexpr const char *kFunctionName = "hotplus_shared_value";
 
-// The ticket: the group in the low 32 bits, the consumer's use above.
-constexpr uint64 kTicketAliases = uint64{1} << 32;
+// The ticket: the table in bits 0-31, the column in 32-42 (MaxHeapAttributeNumber is 1600),
+// the group in 43-62, whether the consumer aliases in 63.
+constexpr int kTicketAttnoShift = 32;
+constexpr uint64 kTicketAttnoMask = 0x7FF;
+constexpr int kTicketGroupShift = 43;
+constexpr uint64 kTicketAliases = uint64{1} << 63;
+static_assert(MaxHeapAttributeNumber <= kTicketAttnoMask);
+
+MarkerTicket
+ticket_of(uint64 ticket)
+{
+	MarkerTicket t;
+	t.group = static_cast<uint32>((ticket >> kTicketGroupShift) & kMaxMarkerGroups);
+	t.use.result_may_alias = (ticket & kTicketAliases) != 0;
+	t.use.relid = static_cast<Oid>(ticket & 0xFFFFFFFF);
+	t.use.attno = static_cast<AttrNumber>((ticket >> kTicketAttnoShift) & kTicketAttnoMask);
+	return t;
+}
 
 SharedDetoastCounts counts;
 
@@ -65,6 +82,7 @@ struct SharedGroup
 	uint32 id;
 	MemoryContext home;
 	SharedCopy *current;
+	bool noted; // its column was noted as met stored so (invariant 5)
 };
 static_assert(std::is_trivially_destructible_v<SharedGroup>);
 
@@ -233,12 +251,12 @@ shared_value(FunctionCallInfo fcinfo, struct varlena *stored)
 		++counts.passed_stored;
 		return PointerGetDatum(stored);
 	}
-	const auto ticket = static_cast<uint64>(PG_GETARG_INT64(1));
-	SharedGroup *group = group_of(fcinfo->flinfo, static_cast<uint32>(ticket));
+	const MarkerTicket ticket = ticket_of(static_cast<uint64>(PG_GETARG_INT64(1)));
+	SharedGroup *group = group_of(fcinfo->flinfo, ticket.group);
 	MemoryContext here = CurrentMemoryContext;
 
 	core::CopyRequest request;
-	request.result_may_alias = (ticket & kTicketAliases) != 0;
+	request.result_may_alias = ticket.use.result_may_alias;
 	core::CopyView view;
 	SharedCopy *own = group->current;
 	if (own != nullptr)
@@ -274,6 +292,11 @@ shared_value(FunctionCallInfo fcinfo, struct varlena *stored)
 
 	// Detoast first: an ERROR (a missing chunk) leaves the group as it was.
 	struct varlena *value = detoast_attr(stored);
+	if (!group->noted && OidIsValid(ticket.use.relid))
+	{
+		note_extended_value(ticket.use.relid, ticket.use.attno);
+		group->noted = true;
+	}
 	const Size size = stored_size(stored);
 	auto *key = static_cast<struct varlena *>(palloc(size));
 	memcpy(key, stored, size);
@@ -378,7 +401,9 @@ is_marker(Node *node)
 Node *
 make_marker(Oid function, Var *var, uint32 group, const MarkerUse &use)
 {
-	uint64 ticket = group;
+	Assert(group <= kMaxMarkerGroups);
+	uint64 ticket = (static_cast<uint64>(group) << kTicketGroupShift) |
+					(static_cast<uint64>(use.attno) & kTicketAttnoMask) << kTicketAttnoShift | use.relid;
 	if (use.result_may_alias)
 		ticket |= kTicketAliases;
 	Const *argument = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(static_cast<int64>(ticket)),
@@ -387,6 +412,12 @@ make_marker(Oid function, Var *var, uint32 group, const MarkerUse &use)
 	FuncExpr *call = makeFuncExpr(function, var->vartype, list_make2(var, argument), InvalidOid, var->varcollid,
 								  COERCE_IMPLICIT_CAST);
 	return reinterpret_cast<Node *>(call);
+}
+
+MarkerTicket
+marker_ticket(FuncExpr *marker)
+{
+	return ticket_of(static_cast<uint64>(DatumGetInt64(static_cast<Const *>(lsecond(marker->args))->constvalue)));
 }
 
 const SharedDetoastCounts &

@@ -23,6 +23,8 @@
 //     name it, nor does the stored datum's address, which a later row may reuse (a buffer, a
 //     hash join batch reloaded, a slot's tuple freed and allocated again).
 //  4. With hotplus.read_path off when it runs, a marker passes the stored value on.
+//  5. A marker that makes a copy notes its column as met stored compressed or out of line
+//     (once per group), the evidence the planner asks before it places markers over few rows.
 #pragma once
 
 #include "am/pg.hpp"
@@ -33,11 +35,16 @@ extern "C" {
 
 namespace hotplus {
 
-// What a marker's consumer does with a copy (the ticket's flag; core::CopyRequest).
+// What a marker's ticket tells it beside its group.
 struct MarkerUse
 {
-	bool result_may_alias; // the consumer's result may be the copy or point into it
+	bool result_may_alias; // its consumer's result may be the copy or point into it (core::CopyRequest)
+	Oid relid;			   // the table its column is stored in (InvalidOid: several, an Append's)
+	AttrNumber attno;	   // ... and the column, noted as met stored so (am/stored_form.hpp)
 };
+
+// Groups a statement's markers may have (the ticket's bits).
+inline constexpr uint32 kMaxMarkerGroups = (1u << 20) - 1;
 
 // The marker function's OID in the database (in the schema of hotheap's handler, the
 // extension's), or InvalidOid when the database has none (an older version's objects).
@@ -48,6 +55,14 @@ bool is_marker(Node *node);
 
 // A marker for `var`: a call of `function` (shared_value_function()) in group `group`.
 Node *make_marker(Oid function, Var *var, uint32 group, const MarkerUse &use);
+
+// What a marker's ticket says (is_marker(marker) holds).
+struct MarkerTicket
+{
+	uint32 group;
+	MarkerUse use;
+};
+MarkerTicket marker_ticket(FuncExpr *marker);
 
 // The backend's counts since it started (hotplus_shared_detoast_counts()).
 struct SharedDetoastCounts

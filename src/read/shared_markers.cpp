@@ -1,6 +1,12 @@
+// Core headers first, before any PostgreSQL header (they #error after postgres.h).
+#include "core/read_plan.hpp"
+
 #include "read/shared_markers.hpp"
 
 #include "am/hotheap_am.hpp"
+#include "am/settings.hpp"
+#include "am/stored_form.hpp"
+#include "read/plan_demand.hpp"
 #include "read/read_references.hpp"
 #include "read/shared_detoast.hpp"
 
@@ -148,9 +154,9 @@ struct Reference
 	Plan *node;
 	Var *var; // in the node's own tree (matched by address when wrapping)
 	MarkerUse use;
-	Oid relid; // where it is stored (the first table, below an Append)
-	AttrNumber attno;
-	uint32 group; // 0 until a marker is due
+	Source source; // where it is stored
+	double rows;   // the rows its node evaluates it on (plan_demand.hpp)
+	uint32 group;  // 0 until a marker is due
 };
 
 struct Find
@@ -158,6 +164,7 @@ struct Find
 	PlannedStmt *stmt;
 	Plan *node;
 	int varnos[2]; // how the node's expressions name the rows it reads
+	double rows;
 	bool counting; // false below a node that hides storage (read_references.hpp)
 	List *references;
 };
@@ -192,8 +199,10 @@ find_references(Node *node, Find *f)
 			reference->node = f->node;
 			reference->var = var;
 			reference->use.result_may_alias = result_may_alias(node);
-			reference->relid = linitial_oid(source.relids);
-			reference->attno = static_cast<AttrNumber>(linitial_int(source.attnos));
+			reference->use.relid = list_length(source.relids) == 1 ? linitial_oid(source.relids) : InvalidOid;
+			reference->use.attno = static_cast<AttrNumber>(linitial_int(source.attnos));
+			reference->source = source;
+			reference->rows = f->rows;
 			f->references = lappend(f->references, reference);
 		}
 	}
@@ -275,19 +284,71 @@ children_of(Plan *plan)
 }
 
 void
-find_in_tree(PlannedStmt *stmt, Plan *plan, List **references)
+find_in_tree(PlannedStmt *stmt, Plan *plan, const Demand &demand, List **references)
 {
 	if (plan == nullptr)
 		return;
 	List **lists[3];
-	Find find{stmt, plan, {0, 0}, true, NIL};
+	Find find{stmt, plan, {0, 0}, 0, true, NIL};
 	const int n = evaluated_lists(plan, lists, find.varnos);
 	for (int i = 0; i < n; ++i)
+	{
+		find.rows = rows_evaluated(stmt, plan, *lists[i], demand);
 		find_references(reinterpret_cast<Node *>(*lists[i]), &find);
+	}
 	*references = list_concat(*references, find.references);
 	List *children = children_of(plan);
 	for (ListCell *cell = list_head(children); cell != nullptr; cell = lnext(children, cell))
-		find_in_tree(stmt, static_cast<Plan *>(lfirst(cell)), references);
+	{
+		auto *child = static_cast<Plan *>(lfirst(cell));
+		find_in_tree(stmt, child, input_demand(plan, child, demand), references);
+	}
+}
+
+bool
+same_source(const Reference *a, const Reference *b)
+{
+	return linitial_oid(a->source.relids) == linitial_oid(b->source.relids) &&
+		   linitial_int(a->source.attnos) == linitial_int(b->source.attnos);
+}
+
+// Whether the stored column of `reference`, read through two qualifying references or more
+// in the statement, gets markers (core::marks_column(), D14c).
+bool
+column_marked(const Reference *reference, List *references)
+{
+	int reads = 0;
+	double rows = 0;
+	for (ListCell *cell = list_head(references); cell != nullptr; cell = lnext(references, cell))
+	{
+		auto *other = static_cast<Reference *>(lfirst(cell));
+		if (!same_source(other, reference))
+			continue;
+		++reads;
+		rows = Max(rows, other->rows);
+	}
+	if (reads < 2)
+		return false;
+	if (settings.read_path_everywhere)
+		return true;
+	bool met = false;
+	bool may = false;
+	for (ListCell *relid = list_head(reference->source.relids), *attno = list_head(reference->source.attnos);
+		 relid != nullptr && !met; relid = lnext(reference->source.relids, relid),
+				  attno = lnext(reference->source.attnos, attno))
+		met = values_met_extended(lfirst_oid(relid), static_cast<AttrNumber>(lfirst_int(attno)));
+	if (!met && rows >= core::kRowsToShareWithoutEvidence)
+		for (ListCell *relid = list_head(reference->source.relids), *attno = list_head(reference->source.attnos);
+			 relid != nullptr && !may; relid = lnext(reference->source.relids, relid),
+					  attno = lnext(reference->source.attnos, attno))
+		{
+			Relation rel = RelationIdGetRelation(lfirst_oid(relid));
+			if (rel == nullptr)
+				continue;
+			may = values_may_be_toasted(rel, static_cast<AttrNumber>(lfirst_int(attno)));
+			RelationClose(rel);
+		}
+	return core::marks_column(rows, met, may);
 }
 
 struct Wrap
@@ -340,24 +401,37 @@ place_shared_markers(PlannedStmt *stmt)
 	if (!reads_hotheap(stmt))
 		return;
 	List *references = NIL;
-	find_in_tree(stmt, stmt->planTree, &references);
+	find_in_tree(stmt, stmt->planTree, Demand{}, &references);
 	for (ListCell *cell = list_head(stmt->subplans); cell != nullptr; cell = lnext(stmt->subplans, cell))
-		find_in_tree(stmt, static_cast<Plan *>(lfirst(cell)), &references);
+		find_in_tree(stmt, static_cast<Plan *>(lfirst(cell)), Demand{}, &references);
 
-	// Which references get a marker: those of a stored column the statement reads through two
-	// references or more; one group per node and column as the node reads it (invariant 3).
+	// Which references get a marker (invariant 5); one group per node and column as the node
+	// reads it (invariant 3).
 	List *due = NIL;
+	List *marked = NIL; // of the first reference of each stored column decided
+	List *unmarked = NIL;
 	uint32 groups = 0;
 	for (ListCell *cell = list_head(references); cell != nullptr; cell = lnext(references, cell))
 	{
 		auto *reference = static_cast<Reference *>(lfirst(cell));
-		int reads = 0;
-		for (ListCell *other = list_head(references); other != nullptr; other = lnext(references, other))
+		bool decided = false;
+		bool mark = false;
+		for (List *list : {marked, unmarked})
+			for (ListCell *other = list_head(list); other != nullptr && !decided; other = lnext(list, other))
+				if (same_source(static_cast<Reference *>(lfirst(other)), reference))
+				{
+					decided = true;
+					mark = list == marked;
+				}
+		if (!decided)
 		{
-			auto *o = static_cast<Reference *>(lfirst(other));
-			reads += o->relid == reference->relid && o->attno == reference->attno;
+			mark = column_marked(reference, references);
+			if (mark)
+				marked = lappend(marked, reference);
+			else
+				unmarked = lappend(unmarked, reference);
 		}
-		if (reads < 2)
+		if (!mark || groups >= kMaxMarkerGroups)
 			continue;
 		for (ListCell *other = list_head(due); other != nullptr && reference->group == 0; other = lnext(due, other))
 		{
