@@ -79,8 +79,10 @@ SELECT sort_space('SELECT big->>''g'', count(*), max(big->>''1''), min(big->>''2
 RESET enable_hashagg;
 -- Grouping sets, DISTINCT and ordered aggregates.
 SELECT shared('SELECT big->>''g'', max(big->>''1''), max(big->>''2'') FROM b GROUP BY GROUPING SETS ((big->>''g''), ())');
-SELECT * FROM as_heap('SELECT big->>''g'', max(big->>''1''), max(big->>''2'') FROM b GROUP BY GROUPING SETS ((big->>''g''), ()) ORDER BY 1', 'b', 'bh');
-SELECT * FROM as_heap('SELECT string_agg(DISTINCT big->>''g'', '','' ORDER BY big->>''g''), count(DISTINCT big->>''1''), jsonb_agg(big->''2'' ORDER BY id)->>3 FROM b', 'b', 'bh');
+-- (their plans differ between versions: 16 and later sort below an ordered aggregate, 18
+-- mixes hashing and sorting in grouping sets)
+SELECT same, result FROM as_heap('SELECT big->>''g'', max(big->>''1''), max(big->>''2'') FROM b GROUP BY GROUPING SETS ((big->>''g''), ()) ORDER BY 1', 'b', 'bh');
+SELECT same, result FROM as_heap('SELECT string_agg(DISTINCT big->>''g'', '','' ORDER BY big->>''g''), count(DISTINCT big->>''1''), jsonb_agg(big->''2'' ORDER BY id)->>3 FROM b', 'b', 'bh');
 -- Window functions: their arguments, on the rows of each frame.
 SELECT markers('SELECT id, count(big->>''1'') OVER w, max(big->>''2'') OVER w, min(big->>''3'') OVER w FROM b WINDOW w AS (ORDER BY id)'),
        shared('SELECT id, count(big->>''1'') OVER w, max(big->>''2'') OVER w, min(big->>''3'') OVER w FROM b WINDOW w AS (ORDER BY id)');
