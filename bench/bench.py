@@ -828,22 +828,28 @@ class Bench:
         self.meta['r_b'] = checks
         log(f'r: {checks}')
 
+    def r_twins(self, db, base, columns, rows_sql, args=None):
+        """{base}_heap and {base}_hotheap with `columns`, the heap one filled by rows_sql (a
+        SELECT), the hotheap one copied from it, both vacuumed and analyzed; their checks."""
+        for am in ('heap', 'hotheap'):
+            db.x(f'DROP TABLE IF EXISTS {base}_{am}')
+            db.x(f'CREATE TABLE {base}_{am} ({columns}) USING {am} WITH (autovacuum_enabled = false)')
+        db.x(f'INSERT INTO {base}_heap {rows_sql}', args)
+        db.x(f'INSERT INTO {base}_hotheap SELECT * FROM {base}_heap')
+        checks = {}
+        for am in ('heap', 'hotheap'):
+            db.x(f'VACUUM ANALYZE {base}_{am}')
+            checks[f'{base}_{am}'] = self.r_table_check(db, f'{base}_{am}')
+        return checks
+
     def r_setup_s(self, db):
         """R7: short jsonb documents stored in line (five fields, ~100 bytes)."""
         if 'r_s' in self.meta:
             return
-        n = self.p['r7_short_rows']
-        for am in ('heap', 'hotheap'):
-            db.x(f'DROP TABLE IF EXISTS rs_{am}')
-            db.x(f'CREATE TABLE rs_{am} (id int, doc jsonb) USING {am} WITH (autovacuum_enabled = false)')
-        db.x("INSERT INTO rs_heap SELECT g, jsonb_build_object('1', md5(g::text), '2', g, '3', 'x', '4', g * 2, "
-             "'5', 'abc') FROM generate_series(1, %s) g", (n,))
-        db.x('INSERT INTO rs_hotheap SELECT * FROM rs_heap')
-        checks = {}
-        for am in ('heap', 'hotheap'):
-            db.x(f'VACUUM ANALYZE rs_{am}')
-            checks[f'rs_{am}'] = self.r_table_check(db, f'rs_{am}')
-        self.meta['r_s'] = checks
+        self.meta['r_s'] = self.r_twins(
+            db, 'rs', 'id int, doc jsonb',
+            "SELECT g, jsonb_build_object('1', md5(g::text), '2', g, '3', 'x', '4', g * 2, '5', 'abc') "
+            "FROM generate_series(1, %s) g", (self.p['r7_short_rows'],))
 
     def r_setup_w(self, db):
         """R7 X9, R8: 44 columns (id, 42 ints, a jsonb document), the document short and in line
@@ -851,24 +857,15 @@ class Bench:
         table's TOAST relation has blocks, the rows read by key are short (issue 40)."""
         if 'r_w' in self.meta:
             return
-        n = self.p['r7_short_rows']
         cols = ', '.join(f'c{k} int' for k in range(1, 43))
         vals = ', '.join(f'g + {k}' for k in range(1, 43))
-        for am in ('heap', 'hotheap'):
-            db.x(f'DROP TABLE IF EXISTS rw_{am}')
-            db.x(f'CREATE TABLE rw_{am} (id int PRIMARY KEY, {cols}, doc jsonb) USING {am} '
-                 'WITH (autovacuum_enabled = false)')
-        db.x(f"INSERT INTO rw_heap SELECT g, {vals}, CASE WHEN g %% 50 = 0 THEN "
-             "(SELECT jsonb_object_agg(k::text, md5((g * k)::text)) FROM generate_series(1, 600) k) "
-             "ELSE jsonb_build_object('1', md5(g::text), '2', g, 'a', 'x', 'b', g * 2) END "
-             "FROM generate_series(1, %s) g", (n,))
-        db.x('INSERT INTO rw_hotheap SELECT * FROM rw_heap')
-        checks = {}
-        for am in ('heap', 'hotheap'):
-            db.x(f'VACUUM ANALYZE rw_{am}')
-            checks[f'rw_{am}'] = self.r_table_check(db, f'rw_{am}')
-        self.meta['r_w'] = checks
-        log(f'r: {checks}')
+        self.meta['r_w'] = self.r_twins(
+            db, 'rw', f'id int PRIMARY KEY, {cols}, doc jsonb',
+            f"SELECT g, {vals}, CASE WHEN g %% 50 = 0 THEN "
+            "(SELECT jsonb_object_agg(k::text, md5((g * k)::text)) FROM generate_series(1, 600) k) "
+            "ELSE jsonb_build_object('1', md5(g::text), '2', g, 'a', 'x', 'b', g * 2) END "
+            "FROM generate_series(1, %s) g", (self.p['r7_short_rows'],))
+        log(f"r: {self.meta['r_w']}")
 
     def r_setup_t(self, db):
         """R2 / R4a: seed 003's table, 41 int NOT NULL columns; R2t: a text column first."""
@@ -904,18 +901,8 @@ class Bench:
         """R4b: seed 004's numeric table."""
         if 'r_n' in self.meta:
             return
-        n = self.p['r4_numeric_rows']
-        for am in ('heap', 'hotheap'):
-            t = f'rn_{am}'
-            db.x(f'DROP TABLE IF EXISTS {t}')
-            db.x(f'CREATE TABLE {t} (a numeric) USING {am} WITH (autovacuum_enabled = false)')
-        db.x('INSERT INTO rn_heap SELECT g FROM generate_series(1, %s) g', (n,))
-        db.x('INSERT INTO rn_hotheap SELECT * FROM rn_heap')
-        checks = {}
-        for am in ('heap', 'hotheap'):
-            db.x(f'VACUUM ANALYZE rn_{am}')
-            checks[f'rn_{am}'] = self.r_table_check(db, f'rn_{am}')
-        self.meta['r_n'] = checks
+        self.meta['r_n'] = self.r_twins(db, 'rn', 'a numeric', 'SELECT g FROM generate_series(1, %s) g',
+                                        (self.p['r4_numeric_rows'],))
 
     @staticmethod
     def plan_shape(node):

@@ -1,6 +1,7 @@
 #include "read/plan_demand.hpp"
 
 #include "am/settings.hpp"
+#include "read/plan_children.hpp"
 
 extern "C" {
 #include "access/relation.h"
@@ -83,26 +84,21 @@ double
 rows_evaluated(PlannedStmt *stmt, Plan *plan, const List *list, const Demand &demand)
 {
 	const double returned = plan->plan_rows * demand.fraction;
+	if (scans_table_rows(plan))
+	{
+		if (list != plan->qual)
+			return read_path_rows(returned);
+		auto *scan = reinterpret_cast<Scan *>(plan);
+		RangeTblEntry *rte = rt_fetch(scan->scanrelid, stmt->rtable);
+		Relation rel = rte->rtekind == RTE_RELATION ? RelationIdGetRelation(rte->relid) : nullptr;
+		if (rel == nullptr)
+			return read_path_rows(returned);
+		const double rows = rows_read(scan, rel, demand);
+		RelationClose(rel);
+		return rows;
+	}
 	switch (nodeTag(plan))
 	{
-		case T_SeqScan:
-		case T_IndexScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_SampleScan:
-		{
-			if (list != plan->qual)
-				return read_path_rows(returned);
-			auto *scan = reinterpret_cast<Scan *>(plan);
-			RangeTblEntry *rte = rt_fetch(scan->scanrelid, stmt->rtable);
-			Relation rel = rte->rtekind == RTE_RELATION ? RelationIdGetRelation(rte->relid) : nullptr;
-			if (rel == nullptr)
-				return read_path_rows(returned);
-			const double rows = rows_read(scan, rel, demand);
-			RelationClose(rel);
-			return rows;
-		}
 		case T_NestLoop:
 		case T_MergeJoin:
 		case T_HashJoin:

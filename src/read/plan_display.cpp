@@ -1,6 +1,7 @@
 #include "read/plan_display.hpp"
 
 #include "am/pg.hpp"
+#include "read/plan_children.hpp"
 #include "read/shared_detoast.hpp"
 #include "am/settings.hpp"
 
@@ -73,25 +74,6 @@ struct PlanMap
 };
 static_assert(std::is_trivially_destructible_v<PlanMap>); // on frames an ERROR may unwind
 
-List *
-listed_children(Plan *plan)
-{
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			return reinterpret_cast<Append *>(plan)->appendplans;
-		case T_MergeAppend:
-			return reinterpret_cast<MergeAppend *>(plan)->mergeplans;
-		case T_CustomScan:
-			return reinterpret_cast<CustomScan *>(plan)->custom_plans;
-		case T_BitmapAnd:
-			return reinterpret_cast<BitmapAnd *>(plan)->bitmapplans;
-		case T_BitmapOr:
-			return reinterpret_cast<BitmapOr *>(plan)->bitmapplans;
-		default:
-			return NIL;
-	}
-}
 
 // Walks a plan and its copy (copyObject keeps the shape): records each pair, and takes the
 // markers out of the copy's expressions (shared_markers.cpp puts them in these lists only).

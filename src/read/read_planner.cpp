@@ -4,6 +4,7 @@
 #include "read/read_planner.hpp"
 
 #include "am/hotheap_am.hpp"
+#include "read/plan_children.hpp"
 #include "read/plan_demand.hpp"
 #include "read/read_scan.hpp"
 #include "read/shared_markers.hpp"
@@ -184,26 +185,6 @@ rewrite_list(List *plans, RewriteContext *context, const Demand &demand)
 		lfirst(cell) = rewrite(static_cast<Plan *>(lfirst(cell)), context, demand);
 }
 
-// The children a plan node keeps outside lefttree and righttree.
-List *
-listed_children(Plan *plan)
-{
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			return reinterpret_cast<Append *>(plan)->appendplans;
-		case T_MergeAppend:
-			return reinterpret_cast<MergeAppend *>(plan)->mergeplans;
-		case T_CustomScan:
-			return reinterpret_cast<CustomScan *>(plan)->custom_plans;
-		case T_BitmapAnd:
-			return reinterpret_cast<BitmapAnd *>(plan)->bitmapplans;
-		case T_BitmapOr:
-			return reinterpret_cast<BitmapOr *>(plan)->bitmapplans;
-		default:
-			return NIL;
-	}
-}
 
 Plan *
 rewrite(Plan *plan, RewriteContext *context, Demand demand)

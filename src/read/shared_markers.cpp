@@ -6,6 +6,7 @@
 #include "am/hotheap_am.hpp"
 #include "am/settings.hpp"
 #include "am/stored_form.hpp"
+#include "read/plan_children.hpp"
 #include "read/plan_demand.hpp"
 #include "read/read_references.hpp"
 #include "read/shared_detoast.hpp"
@@ -98,17 +99,11 @@ trace(PlannedStmt *stmt, Plan *plan, AttrNumber k, int depth, Source *out)
 	Var *var = plain_var(reinterpret_cast<Node *>(static_cast<TargetEntry *>(list_nth(plan->targetlist, k - 1))->expr));
 	if (var == nullptr)
 		return false;
+	if (scans_table_rows(plan) || IsA(plan, SubqueryScan))
+		return var->varno == static_cast<int>(reinterpret_cast<Scan *>(plan)->scanrelid) &&
+			   resolve(stmt, plan, var->varno, var->varattno, depth, out);
 	switch (nodeTag(plan))
 	{
-		case T_SeqScan:
-		case T_IndexScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_SampleScan:
-		case T_SubqueryScan:
-			return var->varno == static_cast<int>(reinterpret_cast<Scan *>(plan)->scanrelid) &&
-				   resolve(stmt, plan, var->varno, var->varattno, depth, out);
 		case T_Append:
 		case T_MergeAppend:
 		{
@@ -214,19 +209,15 @@ int
 evaluated_lists(Plan *plan, List ***lists, int varnos[2])
 {
 	varnos[0] = varnos[1] = 0;
+	if (scans_table_rows(plan) || IsA(plan, SubqueryScan))
+	{
+		varnos[0] = static_cast<int>(reinterpret_cast<Scan *>(plan)->scanrelid);
+		lists[0] = &plan->targetlist;
+		lists[1] = &plan->qual;
+		return 2;
+	}
 	switch (nodeTag(plan))
 	{
-		case T_SeqScan:
-		case T_IndexScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_SampleScan:
-		case T_SubqueryScan:
-			varnos[0] = static_cast<int>(reinterpret_cast<Scan *>(plan)->scanrelid);
-			lists[0] = &plan->targetlist;
-			lists[1] = &plan->qual;
-			return 2;
 		case T_NestLoop:
 		case T_MergeJoin:
 		case T_HashJoin:
@@ -263,24 +254,11 @@ children_of(Plan *plan)
 		children = lappend(children, plan->lefttree);
 	if (plan->righttree != nullptr)
 		children = lappend(children, plan->righttree);
-	switch (nodeTag(plan))
-	{
-		case T_SubqueryScan:
-			children = lappend(children, reinterpret_cast<SubqueryScan *>(plan)->subplan);
-			break;
-		case T_Append:
-			children = list_concat(children, reinterpret_cast<Append *>(plan)->appendplans);
-			break;
-		case T_MergeAppend:
-			children = list_concat(children, reinterpret_cast<MergeAppend *>(plan)->mergeplans);
-			break;
-		case T_CustomScan:
-			// Another provider's node: its children are its own business.
-			return NIL;
-		default:
-			break;
-	}
-	return children;
+	if (IsA(plan, CustomScan))
+		return NIL; // another provider's node: its children are its own business
+	if (IsA(plan, SubqueryScan))
+		children = lappend(children, reinterpret_cast<SubqueryScan *>(plan)->subplan);
+	return list_concat(children, listed_children(plan));
 }
 
 void
