@@ -54,7 +54,7 @@ EXPLAIN (VERBOSE, COSTS OFF) SELECT big->'1', big->'2', big->>'3' FROM b;
 -- detoasts per row).
 SELECT markers('SELECT big->''1'', big->''2'', big->>''3'' FROM b'),
        shared('SELECT big->''1'', big->''2'', big->>''3'' FROM b');
-SELECT * FROM as_heap('SELECT id, big->''1'', big->''2'', big->>''3'' FROM b ORDER BY id', 'b', 'bh');
+SELECT same, result FROM as_heap('SELECT id, big->''1'', big->''2'', big->>''3'' FROM b ORDER BY id', 'b', 'bh');
 -- The scan's filter and output: a row the filter rejects first makes one copy, not two.
 SELECT markers('SELECT big->>''1'', big->>''2'' FROM b WHERE big->>''3'' > ''8'''),
        shared('SELECT big->>''1'', big->>''2'' FROM b WHERE big->>''3'' > ''8''');

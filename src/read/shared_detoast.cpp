@@ -339,7 +339,7 @@ Oid cached_function = InvalidOid;
 bool function_looked_up = false;
 
 void
-forget_function(Datum, int, uint32)
+forget_function(Datum, CompatSysCacheId, uint32)
 {
 	function_looked_up = false;
 	cached_function = InvalidOid;
