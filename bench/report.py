@@ -221,8 +221,9 @@ def _read_targets():
     t = []
     for jit in ('off', 'on'):
         five, one = f'five fields, jit {jit}', f'one field, jit {jit}'
+        # seed 004's own big-jsonb query (the seed: 702 -> 133 ms, 5.3x); issue 40: >= 5x
         t += [('r1', f'R1 5 fields of a toasted jsonb, jit {jit}: speedup heap / hotheap',
-               (five, 'heap'), (five, 'hotheap'), '>=', 4.0, 'ms'),
+               (five, 'heap'), (five, 'hotheap'), '>=', 5.0, 'ms'),
               ('r1', f'R1 hotheap, jit {jit}: 5 fields / 1 field (time)',
                (five, 'hotheap'), (one, 'hotheap'), '<=', 1.2, 'ms'),
               ('r1', f'R1 control, jit {jit}: hotheap with read_path off / heap (time)',

@@ -1281,9 +1281,13 @@ class Seed:
             return "SELECT %s FROM %s%s" % (", ".join(aggs), src, where), True, sets
         keys = rng.sample(keys, rng.choice([1, 1, 2]))
         pos = ", ".join(str(i + 1) for i in range(len(keys)))
-        rollup = len(keys) == 2 and rng.random() < 0.15
-        sql = "SELECT %s, %s FROM %s%s GROUP BY %s" % (", ".join(keys), ", ".join(aggs), src, where,
-                                                       "ROLLUP (%s)" % pos if rollup else pos)
+        grouping = pos
+        if len(keys) == 2 and rng.random() < 0.15:
+            grouping = "ROLLUP (%s)" % pos
+        elif rng.random() < 0.1:
+            # grouping sets: hashed, sorted or mixed, the arguments of every set's aggregates
+            grouping = rng.choice(["GROUPING SETS ((%s), ())" % pos, "CUBE (%s)" % pos])
+        sql = "SELECT %s, %s FROM %s%s GROUP BY %s" % (", ".join(keys), ", ".join(aggs), src, where, grouping)
         if rng.random() < 0.25:
             sql += " HAVING " + rng.choice(["count(*) > 1", "%s IS NOT NULL" % self.aggregate(*refs[0], idk=idk)])
         sql += " ORDER BY " + (pos if rng.random() < 0.7 else "%d DESC, %s" % (len(keys) + 1, pos))
@@ -1360,7 +1364,14 @@ class Seed:
                      "count(*) FILTER (WHERE %s) OVER (PARTITION BY %s)" % (B, P),
                      "md5(string_agg((%s)::text, ',') OVER (PARTITION BY %s ORDER BY t.id ROWS BETWEEN 1 PRECEDING "
                      "AND 1 FOLLOWING))" % (E, P),
-                     "ntile(3) OVER (ORDER BY %s, t.id)" % N]
+                     "ntile(3) OVER (ORDER BY %s, t.id)" % N,
+                     # frames over stored rows: the arguments evaluated on other rows than the
+                     # current one, the same row again for the next output row
+                     "max((%s)::text) OVER (ORDER BY t.id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)" % E,
+                     "nth_value((%s)::text, 2) OVER (PARTITION BY %s ORDER BY t.id GROUPS BETWEEN 1 PRECEDING "
+                     "AND 1 FOLLOWING)" % (E, P),
+                     "last_value((%s)::text) OVER (ORDER BY t.id RANGE BETWEEN CURRENT ROW AND UNBOUNDED "
+                     "FOLLOWING)" % E]
             if u:
                 forms.append("sum(CASE WHEN %s THEN %s END) OVER (PARTITION BY %s)" % (u[0], u[1], P))
             wins.append(rng.choice(forms))
