@@ -1291,7 +1291,7 @@ class Seed:
         if rng.random() < 0.25:
             sql += " HAVING " + rng.choice(["count(*) > 1", "%s IS NOT NULL" % self.aggregate(*refs[0], idk=idk)])
         sql += " ORDER BY " + (pos if rng.random() < 0.7 else "%d DESC, %s" % (len(keys) + 1, pos))
-        return sql, not rollup, sets
+        return sql, grouping == pos, sets
 
     def q_join(self, tname, cols, c):
         """A join (hash, merge or nested loop) with repeated references on both sides in the output
