@@ -59,6 +59,24 @@ step_over(const DeformColumn &att, int column, char *data, uint32 offset, bool s
 	return att_addlength_pointer(offset, att.attlen, data + offset);
 }
 
+// Invariants 1 and 2: the slot's deformed state, and (assert-enabled builds) the columns not
+// wanted poisoned.
+void
+finish(const SelectiveDeform *deform, TupleTableSlot *slot, uint32 offset)
+{
+	const int last = deform->last_wanted;
+#ifdef USE_ASSERT_CHECKING
+	for (int column = 0; column < last; ++column)
+		if (!deform->columns[column].wanted)
+		{
+			slot->tts_values[column] = (Datum) 0x7F7F7F7F7F7F7F7F;
+			slot->tts_isnull[column] = false;
+		}
+#endif
+	slot->tts_nvalid = static_cast<AttrNumber>(last + 1);
+	compat_set_deform_resume_point(reinterpret_cast<HeapTupleTableSlot *>(slot), offset);
+}
+
 } // namespace
 
 bool
@@ -103,8 +121,16 @@ selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted)
 			}
 		}
 	}
+	deform->nwanted = list_length(wanted);
+	deform->wanted = static_cast<int16 *>(palloc(sizeof(int16) * deform->nwanted));
+	deform->all_fixed = true;
 	for (ListCell *cell = list_head(wanted); cell != nullptr; cell = lnext(wanted, cell))
-		deform->columns[lfirst_int(cell) - 1].wanted = true;
+	{
+		const int i = lfirst_int(cell) - 1;
+		deform->columns[i].wanted = true;
+		deform->wanted[list_cell_number(wanted, cell)] = static_cast<int16>(i);
+		deform->all_fixed &= deform->columns[i].fixed_offset >= 0;
+	}
 
 	int next = last + 1;
 	deform->columns[last + 1].next_wanted = static_cast<int16>(next);
@@ -161,6 +187,21 @@ selective_deform(const SelectiveDeform *deform, TupleTableSlot *slot)
 	bool *isnull = slot->tts_isnull;
 	const int stored = HeapTupleHeaderGetNatts(header);
 	const int last = deform->last_wanted;
+	if (deform->all_fixed && !hasnulls && stored > last)
+	{
+		// The offsets cached at init hold for every column up to the last wanted one.
+		for (int w = 0; w < deform->nwanted; ++w)
+		{
+			const int k = deform->wanted[w];
+			const DeformColumn &att = deform->columns[k];
+			values[k] = fetch_att(data + att.fixed_offset, att.attbyval, att.attlen);
+			isnull[k] = false;
+		}
+		const DeformColumn &end = deform->columns[last];
+		finish(deform, slot, att_addlength_pointer(static_cast<uint32>(end.fixed_offset), end.attlen,
+												   data + end.fixed_offset));
+		return;
+	}
 	const int walk_to = Min(last, stored - 1);
 
 	// Start at the first wanted column when its offset is fixed and nothing before it is
@@ -230,16 +271,7 @@ selective_deform(const SelectiveDeform *deform, TupleTableSlot *slot)
 		if (deform->columns[column].wanted)
 			values[column] = getmissingattr(slot->tts_tupleDescriptor, column + 1, &isnull[column]);
 
-#ifdef USE_ASSERT_CHECKING
-	for (column = 0; column < last; ++column)
-		if (!deform->columns[column].wanted)
-		{
-			values[column] = (Datum) 0x7F7F7F7F7F7F7F7F;
-			isnull[column] = false;
-		}
-#endif
-	slot->tts_nvalid = static_cast<AttrNumber>(last + 1);
-	compat_set_deform_resume_point(heap_slot, offset);
+	finish(deform, slot, offset);
 }
 
 } // namespace hotplus

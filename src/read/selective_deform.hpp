@@ -49,6 +49,11 @@ struct SelectiveDeform
 	int first_wanted;		 // 0-based
 	int last_wanted;		 // 0-based
 	DeformColumn *columns; // [0 .. last_wanted]
+	// Every wanted column lies at a fixed offset in a tuple without NULLs (seed 003's shape):
+	// such a tuple is read at those offsets directly, column by column.
+	bool all_fixed;
+	int nwanted;
+	int16 *wanted; // [nwanted], 0-based, ascending
 };
 
 // Prepares deformation of the (1-based, ascending) columns in `wanted` of `desc`, in the
