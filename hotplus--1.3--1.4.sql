@@ -249,3 +249,180 @@ FROM judged j
 ORDER BY j.amname DESC, j.upd DESC, j.oid::regclass::text;
 $$;
 
+
+/* ---- Issue 41: page-full updates counted as what they are ------------------------------ */
+/* An update whose new version cannot fit on the page cannot be HOT, so hotplus evaluates no
+   index expression or predicate for it; until now it was counted in nonhot_page_full ("no
+   index changed") even when an index did change, and hotplus_advise() suggested a fillfactor
+   that could not help.
+   - hotplus_stat_tables.nonhot_page_full counts only updates known to change no index (from
+     the column comparisons alone, or decided in full);
+   - nonhot_page_full_unchecked: the page-full updates that would have needed an evaluation
+     to tell (one of the outcome columns: they add up to updates);
+   - unchecked_hot_estimate: of those, how many would have been HOT with room, estimated
+     from a random sample of 1 in 16 that is decided in full (and counted in
+     nonhot_page_full or nonhot_index_changed): each sampled one that changed no index adds
+     15, the unsampled ones it stands for;
+   - hotplus_advise() suggests a fillfactor only from updates that would have been HOT with
+     room (nonhot_page_full and the estimate), and only below the table's own and above 50.
+   The view is replaced, as in issue 32's section above. */
+CREATE FUNCTION @extschema@.hotplus_stat_tables_internal_next(
+    OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
+    OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
+    OUT hot_by_expression pg_catalog.int8, OUT hot_by_partial pg_catalog.int8,
+    OUT hot_by_image pg_catalog.int8, OUT toast_reused pg_catalog.int8,
+    OUT nonhot_index_changed pg_catalog.int8, OUT nonhot_page_full pg_catalog.int8,
+    OUT nonhot_other pg_catalog.int8, OUT checks_skipped pg_catalog.int8,
+    OUT check_time_ms pg_catalog.float8,
+    OUT read_scans pg_catalog.int8, OUT read_rows pg_catalog.int8,
+    OUT check_failures pg_catalog.int8,
+    OUT verified pg_catalog.int8, OUT verify_sampled_out pg_catalog.int8,
+    OUT nonhot_page_full_unchecked pg_catalog.int8, OUT unchecked_hot_estimate pg_catalog.int8)
+RETURNS SETOF pg_catalog.record
+AS 'MODULE_PATHNAME', 'hotplus_stat_tables_internal'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+CREATE OR REPLACE VIEW @extschema@.hotplus_stat_tables AS
+SELECT s.relid,
+       c.relname,
+       s.mode,
+       s.updates,
+       s.hot_stock,
+       s.hot_by_expression,
+       s.hot_by_partial,
+       s.hot_by_image,
+       s.toast_reused,
+       s.nonhot_index_changed,
+       s.nonhot_page_full,
+       s.nonhot_other,
+       s.checks_skipped,
+       s.check_time_ms,
+       s.read_scans,
+       s.read_rows,
+       s.check_failures,
+       s.verified,
+       s.verify_sampled_out,
+       s.nonhot_page_full_unchecked,
+       s.unchecked_hot_estimate
+FROM @extschema@.hotplus_stat_tables_internal_next() s
+JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
+
+DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
+ALTER FUNCTION @extschema@.hotplus_stat_tables_internal_next() RENAME TO hotplus_stat_tables_internal;
+
+COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
+  'per hotheap table: how many updates were HOT and why, how many were not and why (nonhot_page_full_unchecked: no room, indexes not evaluated; unchecked_hot_estimate: of those, how many would have been HOT with room, estimated from a sample); how many scans the read path served; how many decisions failed inside hotplus (check_failures, should be 0); how many updates hotplus.verify checked and left out';
+
+CREATE OR REPLACE FUNCTION @extschema@.hotplus_advise(
+    OUT relid pg_catalog.regclass,
+    OUT access_method pg_catalog.name,
+    OUT expression_indexes pg_catalog.int4,
+    OUT partial_indexes pg_catalog.int4,
+    OUT toastable_indexed_columns pg_catalog.int4,
+    OUT updates pg_catalog.int8,
+    OUT hot_share pg_catalog.numeric,
+    OUT fillfactor pg_catalog.int4,
+    OUT suggested_fillfactor pg_catalog.int4,
+    OUT advice pg_catalog.text)
+RETURNS SETOF pg_catalog.record
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+WITH tables AS (
+    SELECT c.oid, a.amname,
+           coalesce((SELECT substring(o FROM 'fillfactor=(\d+)')::int
+                     FROM unnest(c.reloptions) o WHERE o LIKE 'fillfactor=%'), 100) AS ff
+    FROM pg_class c
+    JOIN pg_am a ON a.oid = c.relam
+    WHERE c.relkind = 'r' AND a.amname IN ('heap', 'hotheap')
+      AND c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+      AND c.relnamespace::regnamespace::text NOT LIKE 'pg_toast%'
+      AND has_table_privilege(c.oid, 'SELECT')
+),
+indexes AS (
+    SELECT i.indrelid AS oid,
+           count(*) FILTER (WHERE i.indexprs IS NOT NULL)::int AS expr,
+           count(*) FILTER (WHERE i.indpred IS NOT NULL)::int AS part
+    FROM pg_index i GROUP BY i.indrelid
+),
+toastable AS (
+    SELECT i.indrelid AS oid, count(DISTINCT att.attnum)::int AS cols
+    FROM pg_index i
+    JOIN pg_attribute att ON att.attrelid = i.indrelid AND att.attnum = ANY (i.indkey::int2[])
+    WHERE att.attlen = -1 AND att.attstorage <> 'p'
+    GROUP BY i.indrelid
+),
+usage AS (
+    SELECT s.relid AS oid, s.n_tup_upd AS upd, s.n_tup_hot_upd AS hot
+    FROM pg_stat_user_tables s
+),
+hp AS (
+    -- The updates a lower fillfactor would have made HOT: those that found no room where no
+    -- index changed, counted, and of those whose indexes were not evaluated (HOT was
+    -- impossible), the share a random sample found unchanged (1.4).
+    SELECT h.relid AS oid, h.updates,
+           h.nonhot_page_full + least(h.unchecked_hot_estimate, h.nonhot_page_full_unchecked) AS room_hot,
+           least(h.unchecked_hot_estimate, h.nonhot_page_full_unchecked) AS room_hot_estimated,
+           h.nonhot_page_full_unchecked AS unchecked,
+           h.hot_stock + h.hot_by_expression + h.hot_by_partial + h.hot_by_image AS hot,
+           h.hot_by_expression + h.hot_by_partial + h.hot_by_image AS gained
+    FROM @extschema@.hotplus_stat_tables h
+),
+facts AS (
+    SELECT t.oid, t.amname, t.ff,
+           coalesce(ix.expr, 0) AS expr, coalesce(ix.part, 0) AS part,
+           coalesce(tc.cols, 0) AS toast_cols,
+           -- A hotheap table's figures all come from hotplus's counters when it has any
+           -- (one epoch: since hotplus_stat_reset() or the server's start), else from
+           -- pg_stat_user_tables; never a mix of the two.
+           CASE WHEN t.amname = 'hotheap' AND hp.updates IS NOT NULL THEN hp.updates
+                ELSE coalesce(u.upd, 0) END AS upd,
+           CASE WHEN t.amname = 'hotheap' AND hp.updates IS NOT NULL THEN hp.hot
+                ELSE coalesce(u.hot, 0) END AS hot,
+           hp.updates AS hp_updates, hp.room_hot, hp.room_hot_estimated, hp.unchecked, hp.gained
+    FROM tables t
+    LEFT JOIN indexes ix ON ix.oid = t.oid
+    LEFT JOIN toastable tc ON tc.oid = t.oid
+    LEFT JOIN usage u ON u.oid = t.oid
+    LEFT JOIN hp ON hp.oid = t.oid
+),
+judged AS (
+    SELECT f.*,
+           CASE WHEN f.upd > 0 THEN round(100.0 * f.hot / f.upd, 1) END AS share,
+           -- A fillfactor only on enough evidence: 1,000 updates, a tenth of them HOT but for
+           -- the room; never 50 or below, nor the table's own.
+           CASE WHEN f.hp_updates >= 1000 AND f.room_hot * 10 > f.hp_updates AND least(f.ff, 100) > 50
+                THEN greatest(50, least(f.ff, 100) - 20) END AS ff_suggested
+    FROM facts f
+)
+SELECT j.oid::regclass, j.amname, j.expr, j.part, j.toast_cols, j.upd, j.share, j.ff, j.ff_suggested,
+       CASE
+         WHEN j.amname = 'heap' AND j.expr + j.part + j.toast_cols = 0 THEN
+           'hotheap would not help: heap''s HOT decision is already exact for these indexes'
+         WHEN j.amname = 'heap' AND j.upd = 0 THEN
+           format('hotheap could help once the table is updated (%s expression, %s partial index(es), %s toastable indexed column(s)); convert without rewrite: SELECT @extschema@.hotplus_convert(%L)',
+                  j.expr, j.part, j.toast_cols, j.oid::regclass::text)
+         WHEN j.amname = 'heap' THEN
+           format('convert: %s%% of %s updates were HOT; %s expression and %s partial index(es) and %s toastable indexed column(s) block HOT on heap where no index value changes. SELECT @extschema@.hotplus_convert(%L) switches without rewriting',
+                  coalesce(j.share, 0), j.upd, j.expr, j.part, j.toast_cols, j.oid::regclass::text)
+         WHEN j.hp_updates IS NULL THEN
+           format('hotheap: %s%% of %s updates HOT (pg_stat_user_tables); no hotplus statistics in this %s yet',
+                  coalesce(j.share, 0), j.upd,
+                  CASE WHEN @extschema@.hotplus_stat_mode() = 'shared' THEN 'cluster' ELSE 'session' END)
+         ELSE
+           format('hotheap: %s%% of %s updates HOT (hotplus''s counts since their last reset), %s of them HOT only thanks to hotheap%s',
+                  coalesce(j.share, 0), j.upd, j.gained,
+                  CASE WHEN j.ff_suggested IS NOT NULL THEN
+                    format('; %s of %s updates changed no index but found no room on the page%s: ALTER TABLE %s SET (fillfactor = %s), then VACUUM FULL (or let updates spread it) and SELECT @extschema@.hotplus_stat_reset() before asking again',
+                           j.room_hot, j.hp_updates,
+                           CASE WHEN j.room_hot_estimated > 0 THEN
+                             format(' (%s of them estimated from a sample of the %s not checked)',
+                                    j.room_hot_estimated, j.unchecked)
+                           ELSE '' END,
+                           j.oid::regclass, j.ff_suggested)
+                  ELSE '' END)
+       END
+FROM judged j
+ORDER BY j.amname DESC, j.upd DESC, j.oid::regclass::text;
+$$;
+
