@@ -71,15 +71,18 @@ COMMENT ON FUNCTION @extschema@.hotplus_heap_force_freeze(pg_catalog.regclass, p
 /* ---- Issue 32 part 1: counts a DBA can act on ------------------------------------------ */
 /* - hotplus_stat_tables.verified and verify_sampled_out: updates hotplus.verify checked, and
      those it would have checked that hotplus.verify_sample_rate left out.
-   - hotplus_stat_indexes.blocked_hot is renamed nonhot_first_changed, for what it counts: the
-     non-HOT updates in which this index was the first hotplus found changed (the decision
-     stops there; another index of the same update may have changed too).
+   - hotplus_stat_indexes.nonhot_first_changed: the non-HOT updates in which this index was
+     the first hotplus found changed (the decision stops there; another index of the same
+     update may have changed too). It is what blocked_hot counted, under a name that says
+     so; blocked_hot stays beside it, a deprecated alias, until hotplus 2.0.
    - hotplus_advise() judges a hotheap table on hotplus's own counters alone (one epoch), and
-     suggests a fillfactor only from 1,000 updates on. */
-DROP VIEW @extschema@.hotplus_stat_tables;
-DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
-
-CREATE FUNCTION @extschema@.hotplus_stat_tables_internal(
+     suggests a fillfactor only from 1,000 updates on (its 1.4 definition: issue 41's
+     section below).
+   Both views are replaced, never dropped, so that users' views, functions and grants on
+   them stay (issue 41): CREATE OR REPLACE VIEW keeps the columns and appends the new ones,
+   and hotplus_stat_tables moves to a function that returns them, made under another name
+   that it then takes (as in hotplus--1.0--1.1.sql). */
+CREATE FUNCTION @extschema@.hotplus_stat_tables_internal_next(
     OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
     OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
     OUT hot_by_expression pg_catalog.int8, OUT hot_by_partial pg_catalog.int8,
@@ -94,7 +97,7 @@ RETURNS SETOF pg_catalog.record
 AS 'MODULE_PATHNAME', 'hotplus_stat_tables_internal'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
-CREATE VIEW @extschema@.hotplus_stat_tables AS
+CREATE OR REPLACE VIEW @extschema@.hotplus_stat_tables AS
 SELECT s.relid,
        c.relname,
        s.mode,
@@ -114,141 +117,32 @@ SELECT s.relid,
        s.check_failures,
        s.verified,
        s.verify_sampled_out
-FROM @extschema@.hotplus_stat_tables_internal() s
+FROM @extschema@.hotplus_stat_tables_internal_next() s
 JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
 
-GRANT SELECT ON @extschema@.hotplus_stat_tables TO PUBLIC;
+DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
+ALTER FUNCTION @extschema@.hotplus_stat_tables_internal_next() RENAME TO hotplus_stat_tables_internal;
 
 COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
   'per hotheap table: how many updates were HOT and why, how many were not and why; how many scans the read path served; how many decisions failed inside hotplus (check_failures, should be 0); how many updates hotplus.verify checked and left out';
 
-DROP VIEW @extschema@.hotplus_stat_indexes;
-DROP FUNCTION @extschema@.hotplus_stat_indexes_internal();
-
-CREATE FUNCTION @extschema@.hotplus_stat_indexes_internal(
-    OUT indexrelid pg_catalog.oid, OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
-    OUT nonhot_first_changed pg_catalog.int8)
-RETURNS SETOF pg_catalog.record
-AS 'MODULE_PATHNAME', 'hotplus_stat_indexes_internal'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
-
-CREATE VIEW @extschema@.hotplus_stat_indexes AS
+-- The function keeps its column blocked_hot: the view names it twice.
+CREATE OR REPLACE VIEW @extschema@.hotplus_stat_indexes AS
 SELECT s.indexrelid,
        i.relname AS indexrelname,
        s.relid,
        c.relname,
        s.mode,
-       s.nonhot_first_changed
+       s.blocked_hot,
+       s.blocked_hot AS nonhot_first_changed
 FROM @extschema@.hotplus_stat_indexes_internal() s
 JOIN pg_catalog.pg_class i ON i.oid OPERATOR(pg_catalog.=) s.indexrelid
 JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
 
-GRANT SELECT ON @extschema@.hotplus_stat_indexes TO PUBLIC;
-
 COMMENT ON VIEW @extschema@.hotplus_stat_indexes IS
   'per index: the non-HOT updates in which it was the first index hotplus found changed';
-
-CREATE OR REPLACE FUNCTION @extschema@.hotplus_advise(
-    OUT relid pg_catalog.regclass,
-    OUT access_method pg_catalog.name,
-    OUT expression_indexes pg_catalog.int4,
-    OUT partial_indexes pg_catalog.int4,
-    OUT toastable_indexed_columns pg_catalog.int4,
-    OUT updates pg_catalog.int8,
-    OUT hot_share pg_catalog.numeric,
-    OUT fillfactor pg_catalog.int4,
-    OUT suggested_fillfactor pg_catalog.int4,
-    OUT advice pg_catalog.text)
-RETURNS SETOF pg_catalog.record
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-WITH tables AS (
-    SELECT c.oid, a.amname,
-           coalesce((SELECT substring(o FROM 'fillfactor=(\d+)')::int
-                     FROM unnest(c.reloptions) o WHERE o LIKE 'fillfactor=%'), 100) AS ff
-    FROM pg_class c
-    JOIN pg_am a ON a.oid = c.relam
-    WHERE c.relkind = 'r' AND a.amname IN ('heap', 'hotheap')
-      AND c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
-      AND c.relnamespace::regnamespace::text NOT LIKE 'pg_toast%'
-      AND has_table_privilege(c.oid, 'SELECT')
-),
-indexes AS (
-    SELECT i.indrelid AS oid,
-           count(*) FILTER (WHERE i.indexprs IS NOT NULL)::int AS expr,
-           count(*) FILTER (WHERE i.indpred IS NOT NULL)::int AS part
-    FROM pg_index i GROUP BY i.indrelid
-),
-toastable AS (
-    SELECT i.indrelid AS oid, count(DISTINCT att.attnum)::int AS cols
-    FROM pg_index i
-    JOIN pg_attribute att ON att.attrelid = i.indrelid AND att.attnum = ANY (i.indkey::int2[])
-    WHERE att.attlen = -1 AND att.attstorage <> 'p'
-    GROUP BY i.indrelid
-),
-usage AS (
-    SELECT s.relid AS oid, s.n_tup_upd AS upd, s.n_tup_hot_upd AS hot
-    FROM pg_stat_user_tables s
-),
-hp AS (
-    SELECT h.relid AS oid, h.updates, h.nonhot_page_full,
-           h.hot_stock + h.hot_by_expression + h.hot_by_partial + h.hot_by_image AS hot,
-           h.hot_by_expression + h.hot_by_partial + h.hot_by_image AS gained
-    FROM @extschema@.hotplus_stat_tables h
-),
-facts AS (
-    SELECT t.oid, t.amname, t.ff,
-           coalesce(ix.expr, 0) AS expr, coalesce(ix.part, 0) AS part,
-           coalesce(tc.cols, 0) AS toast_cols,
-           -- A hotheap table's figures all come from hotplus's counters when it has any
-           -- (one epoch: since hotplus_stat_reset() or the server's start), else from
-           -- pg_stat_user_tables; never a mix of the two.
-           CASE WHEN t.amname = 'hotheap' AND hp.updates IS NOT NULL THEN hp.updates
-                ELSE coalesce(u.upd, 0) END AS upd,
-           CASE WHEN t.amname = 'hotheap' AND hp.updates IS NOT NULL THEN hp.hot
-                ELSE coalesce(u.hot, 0) END AS hot,
-           hp.updates AS hp_updates, hp.nonhot_page_full, hp.gained
-    FROM tables t
-    LEFT JOIN indexes ix ON ix.oid = t.oid
-    LEFT JOIN toastable tc ON tc.oid = t.oid
-    LEFT JOIN usage u ON u.oid = t.oid
-    LEFT JOIN hp ON hp.oid = t.oid
-),
-judged AS (
-    SELECT f.*,
-           CASE WHEN f.upd > 0 THEN round(100.0 * f.hot / f.upd, 1) END AS share,
-           -- A fillfactor only on enough evidence: 1,000 updates, a tenth of them without room.
-           CASE WHEN f.hp_updates >= 1000 AND f.nonhot_page_full * 10 > f.hp_updates
-                THEN greatest(50, least(f.ff, 100) - 20) END AS ff_suggested
-    FROM facts f
-)
-SELECT j.oid::regclass, j.amname, j.expr, j.part, j.toast_cols, j.upd, j.share, j.ff, j.ff_suggested,
-       CASE
-         WHEN j.amname = 'heap' AND j.expr + j.part + j.toast_cols = 0 THEN
-           'hotheap would not help: heap''s HOT decision is already exact for these indexes'
-         WHEN j.amname = 'heap' AND j.upd = 0 THEN
-           format('hotheap could help once the table is updated (%s expression, %s partial index(es), %s toastable indexed column(s)); convert without rewrite: SELECT hotplus_convert(%L)',
-                  j.expr, j.part, j.toast_cols, j.oid::regclass::text)
-         WHEN j.amname = 'heap' THEN
-           format('convert: %s%% of %s updates were HOT; %s expression and %s partial index(es) and %s toastable indexed column(s) block HOT on heap where no index value changes. SELECT hotplus_convert(%L) switches without rewriting',
-                  coalesce(j.share, 0), j.upd, j.expr, j.part, j.toast_cols, j.oid::regclass::text)
-         WHEN j.hp_updates IS NULL THEN
-           format('hotheap: %s%% of %s updates HOT (pg_stat_user_tables); no hotplus statistics in this %s yet',
-                  coalesce(j.share, 0), j.upd,
-                  CASE WHEN @extschema@.hotplus_stat_mode() = 'shared' THEN 'cluster' ELSE 'session' END)
-         ELSE
-           format('hotheap: %s%% of %s updates HOT (hotplus''s counts since their last reset), %s of them HOT only thanks to hotheap%s',
-                  coalesce(j.share, 0), j.upd, j.gained,
-                  CASE WHEN j.ff_suggested IS NOT NULL THEN
-                    format('; %s of %s updates found no room on the page: ALTER TABLE %s SET (fillfactor = %s)',
-                           j.nonhot_page_full, j.hp_updates, j.oid::regclass, j.ff_suggested)
-                  ELSE '' END)
-       END
-FROM judged j
-ORDER BY j.amname DESC, j.upd DESC, j.oid::regclass::text;
-$$;
-
+COMMENT ON COLUMN @extschema@.hotplus_stat_indexes.blocked_hot IS
+  'deprecated (1.4; removed in hotplus 2.0): the same as nonhot_first_changed';
 
 /* ---- Issue 41: page-full updates counted as what they are ------------------------------ */
 /* An update whose new version cannot fit on the page cannot be HOT, so hotplus evaluates no
