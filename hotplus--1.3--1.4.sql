@@ -294,10 +294,10 @@ SELECT j.oid::regclass, j.amname, j.expr, j.part, j.toast_cols, j.upd, j.share, 
          WHEN j.amname = 'heap' AND j.expr + j.part + j.toast_cols = 0 THEN
            'hotheap would not help: heap''s HOT decision is already exact for these indexes'
          WHEN j.amname = 'heap' AND j.upd = 0 THEN
-           format('hotheap could help once the table is updated (%s expression, %s partial index(es), %s toastable indexed column(s)); convert without rewrite: SELECT @extschema@.hotplus_convert(%L)',
+           format('hotheap could help once the table is updated (%s expression, %s partial index(es), %s toastable indexed column(s)); convert without rewrite: SELECT @extschema@.hotplus_convert(%L::regclass)',
                   j.expr, j.part, j.toast_cols, j.oid::regclass::text)
          WHEN j.amname = 'heap' THEN
-           format('convert: %s%% of %s updates were HOT; %s expression and %s partial index(es) and %s toastable indexed column(s) block HOT on heap where no index value changes. SELECT @extschema@.hotplus_convert(%L) switches without rewriting',
+           format('convert: %s%% of %s updates were HOT; %s expression and %s partial index(es) and %s toastable indexed column(s) block HOT on heap where no index value changes. SELECT @extschema@.hotplus_convert(%L::regclass) switches without rewriting',
                   coalesce(j.share, 0), j.upd, j.expr, j.part, j.toast_cols, j.oid::regclass::text)
          WHEN j.hp_updates IS NULL THEN
            format('hotheap: %s%% of %s updates HOT (pg_stat_user_tables); no hotplus statistics in this %s yet',
