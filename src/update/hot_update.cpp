@@ -415,13 +415,12 @@ core_decides(RelationInfo *info, EvaluationProbe &probe, const core::Prechecks *
 }
 
 // Whether this update, which cannot be HOT for lack of room and whose indexes would need
-// evaluating to tell whether one changed, is decided all the same: one in
-// hotplus.page_full_sample_every, at random (a counter would alias with workloads that
+// evaluating to tell whether one changed, is decided all the same: one in `every`
+// (hotplus.page_full_sample_every), at random (a counter would alias with workloads that
 // alternate statements).
 bool
-page_full_sample_drawn()
+page_full_sample_drawn(int every)
 {
-	const int every = settings.page_full_sample_every;
 	return every == 1 || (every > 1 && pg_prng_uint64_range(&pg_global_prng_state, 1, every) == 1);
 }
 
@@ -626,11 +625,13 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 				decide_on_full_page = true;
 				break;
 			case core::HotQuestion::NeedsEvaluation:
-				decide_on_full_page = page_full_sample_drawn();
+			{
+				const int every = settings.page_full_sample_every;
+				decide_on_full_page = page_full_sample_drawn(every);
 				f->page_full_unchecked = !decide_on_full_page;
-				if (decide_on_full_page)
-					f->page_full_weight = settings.page_full_sample_every - 1;
+				f->page_full_weight = decide_on_full_page ? every - 1 : 0;
 				break;
+			}
 		}
 	}
 	if (needs_decision && !f->decided && (!f->page_cannot_fit || decide_on_full_page))
