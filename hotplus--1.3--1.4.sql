@@ -320,3 +320,166 @@ FROM judged j
 ORDER BY j.amname DESC, j.upd DESC, j.oid::regclass::text;
 $$;
 
+/* Issue 41, continued: hotplus_stat_distributed_tables sums the two new columns over the
+   shards too (appended after advice), and its advice passes ::regclass. Replaced as
+   hotplus_stat_tables is above; the nodes' hotplus must be 1.4 (ALTER EXTENSION hotplus
+   UPDATE on the coordinator updates every node). */
+CREATE FUNCTION @extschema@.hotplus_distributed_stat_tables_next(
+    OUT relid pg_catalog.regclass, OUT access_method pg_catalog.name,
+    OUT placements pg_catalog.int4, OUT hotheap_placements pg_catalog.int4,
+    OUT n_tup_upd pg_catalog.int8, OUT n_tup_hot_upd pg_catalog.int8,
+    OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
+    OUT hot_by_expression pg_catalog.int8, OUT hot_by_partial pg_catalog.int8,
+    OUT hot_by_image pg_catalog.int8, OUT toast_reused pg_catalog.int8,
+    OUT nonhot_index_changed pg_catalog.int8, OUT nonhot_page_full pg_catalog.int8,
+    OUT nonhot_other pg_catalog.int8, OUT checks_skipped pg_catalog.int8,
+    OUT check_time_ms pg_catalog.float8,
+    OUT read_scans pg_catalog.int8, OUT read_rows pg_catalog.int8,
+    OUT advice pg_catalog.text,
+    OUT nonhot_page_full_unchecked pg_catalog.int8, OUT unchecked_hot_estimate pg_catalog.int8)
+RETURNS SETOF pg_catalog.record
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $function$
+#variable_conflict use_column
+DECLARE
+    -- Every plain heap or hotheap table whose name ends like a shard's, with its counters.
+    on_each_node constant text := $remote$
+        SELECT coalesce(pg_catalog.json_agg(pg_catalog.json_build_object(
+                   'nsp', n.nspname, 'rel', c.relname, 'am', a.amname,
+                   'n_tup_upd', s.n_tup_upd, 'n_tup_hot_upd', s.n_tup_hot_upd,
+                   'updates', h.updates, 'hot_stock', h.hot_stock,
+                   'hot_by_expression', h.hot_by_expression, 'hot_by_partial', h.hot_by_partial,
+                   'hot_by_image', h.hot_by_image, 'toast_reused', h.toast_reused,
+                   'nonhot_index_changed', h.nonhot_index_changed,
+                   'nonhot_page_full', h.nonhot_page_full, 'nonhot_other', h.nonhot_other,
+                   'checks_skipped', h.checks_skipped, 'check_time_ms', h.check_time_ms,
+                   'read_scans', h.read_scans, 'read_rows', h.read_rows,
+                   'nonhot_page_full_unchecked', h.nonhot_page_full_unchecked,
+                   'unchecked_hot_estimate', h.unchecked_hot_estimate)), '[]')
+        FROM pg_catalog.pg_class c
+        JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+        JOIN pg_catalog.pg_am a ON a.oid OPERATOR(pg_catalog.=) c.relam
+        LEFT JOIN pg_catalog.pg_stat_all_tables s ON s.relid OPERATOR(pg_catalog.=) c.oid
+        LEFT JOIN @extschema@.hotplus_stat_tables h ON h.relid OPERATOR(pg_catalog.=) c.oid
+        WHERE c.relkind OPERATOR(pg_catalog.=) 'r' AND a.amname IN ('heap', 'hotheap')
+          AND c.relname OPERATOR(pg_catalog.~) '_[0-9]+$'
+    $remote$;
+    node_ids int[];
+    node_ok boolean[];
+    node_results text[];
+    failure text;
+BEGIN
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        RETURN; -- Citus is not installed
+    END IF;
+    SELECT array_agg(r.nodeid), array_agg(r.success), array_agg(r.result)
+      INTO node_ids, node_ok, node_results
+      FROM pg_catalog.run_command_on_all_nodes(on_each_node) r;
+    SELECT format('node %s: %s', u.id, u.result) INTO failure
+      FROM unnest(node_ids, node_ok, node_results) u(id, ok, result) WHERE NOT u.ok LIMIT 1;
+    IF failure IS NOT NULL THEN
+        RAISE EXCEPTION 'could not read hotplus statistics on every Citus node'
+            USING ERRCODE = 'connection_failure', DETAIL = failure;
+    END IF;
+
+    RETURN QUERY
+    WITH remote AS (
+        SELECT dn.groupid, r.*
+        FROM unnest(node_ids, node_results) u(id, result)
+        JOIN pg_dist_node dn ON dn.nodeid = u.id
+        CROSS JOIN LATERAL json_to_recordset(u.result::json) AS r(
+            nsp name, rel name, am name, n_tup_upd int8, n_tup_hot_upd int8,
+            updates int8, hot_stock int8, hot_by_expression int8, hot_by_partial int8,
+            hot_by_image int8, toast_reused int8, nonhot_index_changed int8,
+            nonhot_page_full int8, nonhot_other int8, checks_skipped int8,
+            check_time_ms float8, read_scans int8, read_rows int8,
+            nonhot_page_full_unchecked int8, unchecked_hot_estimate int8)
+    ),
+    placed AS (
+        SELECT p.logicalrelid, s.shardid, r.*
+        FROM pg_dist_partition p
+        JOIN pg_class c ON c.oid = p.logicalrelid AND c.relkind = 'r'
+        JOIN pg_dist_shard s ON s.logicalrelid = p.logicalrelid
+        JOIN pg_dist_placement pl ON pl.shardid = s.shardid
+        JOIN remote r ON r.groupid = pl.groupid
+         AND shard_name(p.logicalrelid, s.shardid) IN
+             (format('%I.%I', r.nsp, r.rel), CASE WHEN r.nsp = 'public' THEN quote_ident(r.rel) END)
+    ),
+    counted AS ( -- one placement per shard
+        SELECT DISTINCT ON (shardid) * FROM placed ORDER BY shardid, groupid
+    ),
+    totals AS (
+        SELECT t.logicalrelid,
+               sum(t.n_tup_upd)::int8 AS n_tup_upd, sum(t.n_tup_hot_upd)::int8 AS n_tup_hot_upd,
+               sum(t.updates)::int8 AS updates, sum(t.hot_stock)::int8 AS hot_stock,
+               sum(t.hot_by_expression)::int8 AS hot_by_expression,
+               sum(t.hot_by_partial)::int8 AS hot_by_partial,
+               sum(t.hot_by_image)::int8 AS hot_by_image, sum(t.toast_reused)::int8 AS toast_reused,
+               sum(t.nonhot_index_changed)::int8 AS nonhot_index_changed,
+               sum(t.nonhot_page_full)::int8 AS nonhot_page_full,
+               sum(t.nonhot_other)::int8 AS nonhot_other,
+               sum(t.checks_skipped)::int8 AS checks_skipped,
+               sum(t.check_time_ms)::float8 AS check_time_ms,
+               sum(t.read_scans)::int8 AS read_scans, sum(t.read_rows)::int8 AS read_rows,
+               sum(t.nonhot_page_full_unchecked)::int8 AS nonhot_page_full_unchecked,
+               sum(t.unchecked_hot_estimate)::int8 AS unchecked_hot_estimate
+        FROM counted t GROUP BY t.logicalrelid
+    ),
+    kinds AS (
+        SELECT pl.logicalrelid, count(*)::int4 AS placements,
+               count(*) FILTER (WHERE pl.am = 'hotheap')::int4 AS hotheap_placements
+        FROM placed pl GROUP BY pl.logicalrelid
+    ),
+    indexes AS ( -- what hotheap can gain on: expression, partial or toastable key columns
+        SELECT i.indrelid, count(*) FILTER (
+                 WHERE i.indexprs IS NOT NULL OR i.indpred IS NOT NULL OR EXISTS (
+                   SELECT FROM pg_attribute att
+                   WHERE att.attrelid = i.indrelid AND att.attnum = ANY (i.indkey::int2[])
+                     AND att.attlen = -1 AND att.attstorage <> 'p')) AS gainful
+        FROM pg_index i GROUP BY i.indrelid
+    )
+    SELECT p.logicalrelid::regclass, a.amname, coalesce(k.placements, 0), coalesce(k.hotheap_placements, 0),
+           t.n_tup_upd, t.n_tup_hot_upd, t.updates, t.hot_stock, t.hot_by_expression,
+           t.hot_by_partial, t.hot_by_image, t.toast_reused, t.nonhot_index_changed,
+           t.nonhot_page_full, t.nonhot_other, t.checks_skipped, t.check_time_ms,
+           t.read_scans, t.read_rows,
+           CASE
+             WHEN coalesce(k.hotheap_placements, 0) NOT IN (0, coalesce(k.placements, 0))
+                  OR (a.amname = 'hotheap') <> (k.hotheap_placements > 0) THEN
+               format('mixed: %s of %s shard placements use hotheap, the coordinator''s table %s; run SELECT %s(%L::regclass) again to finish the switch',
+                      k.hotheap_placements, k.placements, a.amname,
+                      CASE WHEN a.amname = 'hotheap' THEN '@extschema@.hotplus_convert' ELSE '@extschema@.hotplus_revert' END,
+                      p.logicalrelid::regclass::text)
+             WHEN a.amname = 'heap' AND coalesce(ix.gainful, 0) = 0 THEN
+               'hotheap would not help: heap''s HOT decision is already exact for these indexes'
+             WHEN a.amname = 'heap' THEN
+               format('convert: %s%% of %s updates on the shards were HOT; SELECT @extschema@.hotplus_convert(%L::regclass) switches every shard without rewriting',
+                      CASE WHEN t.n_tup_upd > 0 THEN round(100.0 * t.n_tup_hot_upd / t.n_tup_upd, 1) ELSE 0 END,
+                      coalesce(t.n_tup_upd, 0), p.logicalrelid::regclass::text)
+             ELSE
+               format('hotheap: %s%% of %s updates on the shards HOT, %s of them HOT only thanks to hotheap',
+                      CASE WHEN t.n_tup_upd > 0 THEN round(100.0 * t.n_tup_hot_upd / t.n_tup_upd, 1) ELSE 0 END,
+                      coalesce(t.n_tup_upd, 0),
+                      coalesce(t.hot_by_expression + t.hot_by_partial + t.hot_by_image, 0))
+           END,
+           t.nonhot_page_full_unchecked, t.unchecked_hot_estimate
+    FROM pg_dist_partition p
+    JOIN pg_class c ON c.oid = p.logicalrelid AND c.relkind = 'r'
+    JOIN pg_am a ON a.oid = c.relam
+    LEFT JOIN totals t ON t.logicalrelid = p.logicalrelid
+    LEFT JOIN kinds k ON k.logicalrelid = p.logicalrelid
+    LEFT JOIN indexes ix ON ix.indrelid = p.logicalrelid
+    WHERE has_table_privilege(p.logicalrelid, 'SELECT')
+    ORDER BY p.logicalrelid::regclass::text;
+END
+$function$;
+
+CREATE OR REPLACE VIEW @extschema@.hotplus_stat_distributed_tables AS
+SELECT * FROM @extschema@.hotplus_distributed_stat_tables_next();
+
+DROP FUNCTION @extschema@.hotplus_distributed_stat_tables();
+ALTER FUNCTION @extschema@.hotplus_distributed_stat_tables_next() RENAME TO hotplus_distributed_stat_tables;
+
+COMMENT ON FUNCTION @extschema@.hotplus_distributed_stat_tables() IS
+  'per Citus distributed table: hotplus statistics summed over its shards on every node, and advice (no rows without Citus)';
