@@ -172,6 +172,36 @@ every_fact()
 	return all;
 }
 
+// An update of 1 to 4 random indexes (any shape; a fifth summarizing, a sixth not
+// evaluable), with evaluation facts consistent with its column changes.
+struct RandomUpdate
+{
+	std::vector<IndexShape> indexes;
+	std::vector<EvaluationFacts> facts;
+	const ColumnChanges *changes;
+};
+
+RandomUpdate
+random_update(std::mt19937 &rng, const std::vector<IndexShape> &shapes,
+			  const std::vector<ColumnChanges> &updates, const std::vector<EvaluationFacts> &facts)
+{
+	RandomUpdate u;
+	const int n = 1 + int(rng() % 4);
+	u.changes = &updates[rng() % updates.size()];
+	while (int(u.indexes.size()) < n)
+	{
+		IndexShape s = shapes[rng() % shapes.size()];
+		s.summarizing = (rng() % 5) == 0;
+		s.evaluable = (rng() % 6) != 0;
+		EvaluationFacts e = facts[rng() % facts.size()];
+		if (!consistent(s, *u.changes, e))
+			continue;
+		u.indexes.push_back(s);
+		u.facts.push_back(e);
+	}
+	return u;
+}
+
 } // namespace
 
 TEST_CASE("decide_index matches the rule for every shape, update and evaluation outcome")
@@ -329,21 +359,11 @@ TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random inde
 
 	for (int round = 0; round < 200000; round++)
 	{
-		int n = 1 + int(rng() % 4);
-		std::vector<IndexShape> indexes;
-		std::vector<EvaluationFacts> f;
-		const ColumnChanges &changes = updates[rng() % updates.size()];
-		while (int(indexes.size()) < n)
-		{
-			IndexShape s = shapes[rng() % shapes.size()];
-			s.summarizing = (rng() % 5) == 0;
-			s.evaluable = (rng() % 6) != 0;
-			EvaluationFacts e = facts[rng() % facts.size()];
-			if (!consistent(s, changes, e))
-				continue;
-			indexes.push_back(s);
-			f.push_back(e);
-		}
+		const RandomUpdate u = random_update(rng, shapes, updates, facts);
+		const std::vector<IndexShape> &indexes = u.indexes;
+		const std::vector<EvaluationFacts> &f = u.facts;
+		const ColumnChanges &changes = *u.changes;
+		const int n = static_cast<int>(indexes.size());
 
 		bool model_hot = true, model_summarizing_changed = false, model_stock_hot = true;
 		for (int i = 0; i < n; i++)
@@ -458,21 +478,11 @@ TEST_CASE("hot_question: what decide_update still needs after the prechecks, for
 
 	for (int round = 0; round < 100000; round++)
 	{
-		const int n = 1 + int(rng() % 4);
-		std::vector<IndexShape> indexes;
-		std::vector<EvaluationFacts> f;
-		const ColumnChanges &changes = updates[rng() % updates.size()];
-		while (int(indexes.size()) < n)
-		{
-			IndexShape s = shapes[rng() % shapes.size()];
-			s.summarizing = (rng() % 5) == 0;
-			s.evaluable = (rng() % 6) != 0;
-			EvaluationFacts e = facts[rng() % facts.size()];
-			if (!consistent(s, changes, e))
-				continue;
-			indexes.push_back(s);
-			f.push_back(e);
-		}
+		const RandomUpdate u = random_update(rng, shapes, updates, facts);
+		const std::vector<IndexShape> &indexes = u.indexes;
+		const std::vector<EvaluationFacts> &f = u.facts;
+		const ColumnChanges &changes = *u.changes;
+		const int n = static_cast<int>(indexes.size());
 		DecisionOptions options;
 		options.evaluate = (rng() % 4) != 0;
 
