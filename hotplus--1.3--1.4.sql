@@ -70,7 +70,8 @@ COMMENT ON FUNCTION @extschema@.hotplus_heap_force_freeze(pg_catalog.regclass, p
 
 /* ---- Issue 32 part 1: counts a DBA can act on ------------------------------------------ */
 /* - hotplus_stat_tables.verified and verify_sampled_out: updates hotplus.verify checked, and
-     those it would have checked that hotplus.verify_sample_rate left out.
+     those it would have checked that hotplus.verify_sample_rate left out (and after them
+     issue 41's nonhot_page_full_unchecked and unchecked_hot_estimate: its section below).
    - hotplus_stat_indexes.nonhot_first_changed: the non-HOT updates in which this index was
      the first hotplus found changed (the decision stops there; another index of the same
      update may have changed too). It is what blocked_hot counted, under a name that says
@@ -82,84 +83,6 @@ COMMENT ON FUNCTION @extschema@.hotplus_heap_force_freeze(pg_catalog.regclass, p
    them stay (issue 41): CREATE OR REPLACE VIEW keeps the columns and appends the new ones,
    and hotplus_stat_tables moves to a function that returns them, made under another name
    that it then takes (as in hotplus--1.0--1.1.sql). */
-CREATE FUNCTION @extschema@.hotplus_stat_tables_internal_next(
-    OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
-    OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
-    OUT hot_by_expression pg_catalog.int8, OUT hot_by_partial pg_catalog.int8,
-    OUT hot_by_image pg_catalog.int8, OUT toast_reused pg_catalog.int8,
-    OUT nonhot_index_changed pg_catalog.int8, OUT nonhot_page_full pg_catalog.int8,
-    OUT nonhot_other pg_catalog.int8, OUT checks_skipped pg_catalog.int8,
-    OUT check_time_ms pg_catalog.float8,
-    OUT read_scans pg_catalog.int8, OUT read_rows pg_catalog.int8,
-    OUT check_failures pg_catalog.int8,
-    OUT verified pg_catalog.int8, OUT verify_sampled_out pg_catalog.int8)
-RETURNS SETOF pg_catalog.record
-AS 'MODULE_PATHNAME', 'hotplus_stat_tables_internal'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
-
-CREATE OR REPLACE VIEW @extschema@.hotplus_stat_tables AS
-SELECT s.relid,
-       c.relname,
-       s.mode,
-       s.updates,
-       s.hot_stock,
-       s.hot_by_expression,
-       s.hot_by_partial,
-       s.hot_by_image,
-       s.toast_reused,
-       s.nonhot_index_changed,
-       s.nonhot_page_full,
-       s.nonhot_other,
-       s.checks_skipped,
-       s.check_time_ms,
-       s.read_scans,
-       s.read_rows,
-       s.check_failures,
-       s.verified,
-       s.verify_sampled_out
-FROM @extschema@.hotplus_stat_tables_internal_next() s
-JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
-
-DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
-ALTER FUNCTION @extschema@.hotplus_stat_tables_internal_next() RENAME TO hotplus_stat_tables_internal;
-
-COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
-  'per hotheap table: how many updates were HOT and why, how many were not and why; how many scans the read path served; how many decisions failed inside hotplus (check_failures, should be 0); how many updates hotplus.verify checked and left out';
-
--- The function keeps its column blocked_hot: the view names it twice.
-CREATE OR REPLACE VIEW @extschema@.hotplus_stat_indexes AS
-SELECT s.indexrelid,
-       i.relname AS indexrelname,
-       s.relid,
-       c.relname,
-       s.mode,
-       s.blocked_hot,
-       s.blocked_hot AS nonhot_first_changed
-FROM @extschema@.hotplus_stat_indexes_internal() s
-JOIN pg_catalog.pg_class i ON i.oid OPERATOR(pg_catalog.=) s.indexrelid
-JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
-
-COMMENT ON VIEW @extschema@.hotplus_stat_indexes IS
-  'per index: the non-HOT updates in which it was the first index hotplus found changed';
-COMMENT ON COLUMN @extschema@.hotplus_stat_indexes.blocked_hot IS
-  'deprecated (1.4; removed in hotplus 2.0): the same as nonhot_first_changed';
-
-/* ---- Issue 41: page-full updates counted as what they are ------------------------------ */
-/* An update whose new version cannot fit on the page cannot be HOT, so hotplus evaluates no
-   index expression or predicate for it; until now it was counted in nonhot_page_full ("no
-   index changed") even when an index did change, and hotplus_advise() suggested a fillfactor
-   that could not help.
-   - hotplus_stat_tables.nonhot_page_full counts only updates known to change no index (from
-     the column comparisons alone, or decided in full);
-   - nonhot_page_full_unchecked: the page-full updates that would have needed an evaluation
-     to tell (one of the outcome columns: they add up to updates);
-   - unchecked_hot_estimate: of those, how many would have been HOT with room, estimated
-     from a random sample of 1 in 16 that is decided in full (and counted in
-     nonhot_page_full or nonhot_index_changed): each sampled one that changed no index adds
-     15, the unsampled ones it stands for;
-   - hotplus_advise() suggests a fillfactor only from updates that would have been HOT with
-     room (nonhot_page_full and the estimate), and only below the table's own and above 50.
-   The view is replaced, as in issue 32's section above. */
 CREATE FUNCTION @extschema@.hotplus_stat_tables_internal_next(
     OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
     OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
@@ -207,6 +130,40 @@ ALTER FUNCTION @extschema@.hotplus_stat_tables_internal_next() RENAME TO hotplus
 COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
   'per hotheap table: how many updates were HOT and why, how many were not and why (nonhot_page_full_unchecked: no room, indexes not evaluated; unchecked_hot_estimate: of those, how many would have been HOT with room, estimated from a sample); how many scans the read path served; how many decisions failed inside hotplus (check_failures, should be 0); how many updates hotplus.verify checked and left out';
 
+-- The function keeps its column blocked_hot: the view names it twice.
+CREATE OR REPLACE VIEW @extschema@.hotplus_stat_indexes AS
+SELECT s.indexrelid,
+       i.relname AS indexrelname,
+       s.relid,
+       c.relname,
+       s.mode,
+       s.blocked_hot,
+       s.blocked_hot AS nonhot_first_changed
+FROM @extschema@.hotplus_stat_indexes_internal() s
+JOIN pg_catalog.pg_class i ON i.oid OPERATOR(pg_catalog.=) s.indexrelid
+JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
+
+COMMENT ON VIEW @extschema@.hotplus_stat_indexes IS
+  'per index: the non-HOT updates in which it was the first index hotplus found changed';
+COMMENT ON COLUMN @extschema@.hotplus_stat_indexes.blocked_hot IS
+  'deprecated (1.4; removed in hotplus 2.0): the same as nonhot_first_changed';
+
+/* ---- Issue 41: page-full updates counted as what they are ------------------------------ */
+/* An update whose new version cannot fit on the page cannot be HOT, so hotplus evaluates no
+   index expression or predicate for it; until now it was counted in nonhot_page_full ("no
+   index changed") even when an index did change, and hotplus_advise() suggested a fillfactor
+   that could not help.
+   - hotplus_stat_tables.nonhot_page_full counts only updates known to change no index (from
+     the column comparisons alone, or decided in full);
+   - nonhot_page_full_unchecked: the page-full updates that would have needed an evaluation
+     to tell (one of the outcome columns: they add up to updates);
+   - unchecked_hot_estimate: of those, how many would have been HOT with room, estimated
+     from a random sample of 1 in 16 that is decided in full (and counted in
+     nonhot_page_full or nonhot_index_changed): each sampled one that changed no index adds
+     15, the unsampled ones it stands for;
+   - hotplus_advise() suggests a fillfactor only from updates that would have been HOT with
+     room (nonhot_page_full and the estimate), and only below the table's own and above 50.
+   (The view's columns are added in issue 32's section above, which replaces it once.) */
 CREATE OR REPLACE FUNCTION @extschema@.hotplus_advise(
     OUT relid pg_catalog.regclass,
     OUT access_method pg_catalog.name,
