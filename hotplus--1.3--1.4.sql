@@ -440,3 +440,31 @@ ALTER FUNCTION @extschema@.hotplus_distributed_stat_tables_next() RENAME TO hotp
 
 COMMENT ON FUNCTION @extschema@.hotplus_distributed_stat_tables() IS
   'per Citus distributed table: hotplus statistics summed over its shards on every node, and advice (no rows without Citus)';
+
+/* ---- Issue 40: one detoasted copy per row, in every plan node ------------------------- */
+/* The read path's marker (src/read/shared_detoast.hpp): the planner wraps a column read by a
+   built-in function in a call of this function, which serves one detoasted copy per row to
+   every such reference of the plan node. Its arguments and result are `internal`, so SQL
+   cannot call it; the executor calls it with the current role's EXECUTE privilege, which a
+   plan is made without when it is missing (the read path then leaves the plan as heap's).
+   Do not revoke EXECUTE on it from roles that read hotheap tables. */
+CREATE FUNCTION @extschema@.hotplus_shared_value(pg_catalog.internal, pg_catalog.internal)
+RETURNS pg_catalog.internal
+AS 'MODULE_PATHNAME', 'hotplus_shared_value'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.hotplus_shared_value(pg_catalog.internal, pg_catalog.internal) IS
+  'hotplus read path: one detoasted copy of a column per row for a plan node (planner use only)';
+
+/* What the markers did in this backend since it started: values detoasted into a shared
+   copy, references served by a copy made for another reference, and stored values passed on
+   as heap passes them (no copy could be kept or used there). */
+CREATE FUNCTION @extschema@.hotplus_shared_detoast_counts(
+    OUT copies_made pg_catalog.int8, OUT copies_served pg_catalog.int8,
+    OUT passed_stored pg_catalog.int8)
+RETURNS pg_catalog.record
+AS 'MODULE_PATHNAME', 'hotplus_shared_detoast_counts'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION @extschema@.hotplus_shared_detoast_counts() IS
+  'hotplus read path: this backend''s shared detoast counts (copies made, references served from a copy, values passed on as stored)';

@@ -45,7 +45,7 @@ MODES = {
 }
 
 DEFAULT_WORKLOADS = 'w1,w2,w3,w4,w5,w6'
-READ_WORKLOADS = 'r1,r2,r2t,r3,r4,r5,r6,r7'  # opt-in: --workloads r1,r2,r2t,r3,r4,r5,r6,r7
+READ_WORKLOADS = 'r1,r2,r2t,r2s,r3,r4,r5,r6,r7,r8'  # opt-in: --workloads r1,r2,...
 
 CLIENTS = 2  # pgbench -c 2 -j 2 on this 2-core machine
 
@@ -828,22 +828,44 @@ class Bench:
         self.meta['r_b'] = checks
         log(f'r: {checks}')
 
+    def r_twins(self, db, base, columns, rows_sql, args=None):
+        """{base}_heap and {base}_hotheap with `columns`, the heap one filled by rows_sql (a
+        SELECT), the hotheap one copied from it, both vacuumed and analyzed; their checks."""
+        for am in ('heap', 'hotheap'):
+            db.x(f'DROP TABLE IF EXISTS {base}_{am}')
+            db.x(f'CREATE TABLE {base}_{am} ({columns}) USING {am} WITH (autovacuum_enabled = false)')
+        db.x(f'INSERT INTO {base}_heap {rows_sql}', args)
+        db.x(f'INSERT INTO {base}_hotheap SELECT * FROM {base}_heap')
+        checks = {}
+        for am in ('heap', 'hotheap'):
+            db.x(f'VACUUM ANALYZE {base}_{am}')
+            checks[f'{base}_{am}'] = self.r_table_check(db, f'{base}_{am}')
+        return checks
+
     def r_setup_s(self, db):
         """R7: short jsonb documents stored in line (five fields, ~100 bytes)."""
         if 'r_s' in self.meta:
             return
-        n = self.p['r7_short_rows']
-        for am in ('heap', 'hotheap'):
-            db.x(f'DROP TABLE IF EXISTS rs_{am}')
-            db.x(f'CREATE TABLE rs_{am} (id int, doc jsonb) USING {am} WITH (autovacuum_enabled = false)')
-        db.x("INSERT INTO rs_heap SELECT g, jsonb_build_object('1', md5(g::text), '2', g, '3', 'x', '4', g * 2, "
-             "'5', 'abc') FROM generate_series(1, %s) g", (n,))
-        db.x('INSERT INTO rs_hotheap SELECT * FROM rs_heap')
-        checks = {}
-        for am in ('heap', 'hotheap'):
-            db.x(f'VACUUM ANALYZE rs_{am}')
-            checks[f'rs_{am}'] = self.r_table_check(db, f'rs_{am}')
-        self.meta['r_s'] = checks
+        self.meta['r_s'] = self.r_twins(
+            db, 'rs', 'id int, doc jsonb',
+            "SELECT g, jsonb_build_object('1', md5(g::text), '2', g, '3', 'x', '4', g * 2, '5', 'abc') "
+            "FROM generate_series(1, %s) g", (self.p['r7_short_rows'],))
+
+    def r_setup_w(self, db):
+        """R7 X9, R8: 44 columns (id, 42 ints, a jsonb document), the document short and in line
+        except in every fiftieth row, where it is a 600-key document stored out of line: the
+        table's TOAST relation has blocks, the rows read by key are short (issue 40)."""
+        if 'r_w' in self.meta:
+            return
+        cols = ', '.join(f'c{k} int' for k in range(1, 43))
+        vals = ', '.join(f'g + {k}' for k in range(1, 43))
+        self.meta['r_w'] = self.r_twins(
+            db, 'rw', f'id int PRIMARY KEY, {cols}, doc jsonb',
+            f"SELECT g, {vals}, CASE WHEN g %% 50 = 0 THEN "
+            "(SELECT jsonb_object_agg(k::text, md5((g * k)::text)) FROM generate_series(1, 600) k) "
+            "ELSE jsonb_build_object('1', md5(g::text), '2', g, 'a', 'x', 'b', g * 2) END "
+            "FROM generate_series(1, %s) g", (self.p['r7_short_rows'],))
+        log(f"r: {self.meta['r_w']}")
 
     def r_setup_t(self, db):
         """R2 / R4a: seed 003's table, 41 int NOT NULL columns; R2t: a text column first."""
@@ -879,18 +901,8 @@ class Bench:
         """R4b: seed 004's numeric table."""
         if 'r_n' in self.meta:
             return
-        n = self.p['r4_numeric_rows']
-        for am in ('heap', 'hotheap'):
-            t = f'rn_{am}'
-            db.x(f'DROP TABLE IF EXISTS {t}')
-            db.x(f'CREATE TABLE {t} (a numeric) USING {am} WITH (autovacuum_enabled = false)')
-        db.x('INSERT INTO rn_heap SELECT g FROM generate_series(1, %s) g', (n,))
-        db.x('INSERT INTO rn_hotheap SELECT * FROM rn_heap')
-        checks = {}
-        for am in ('heap', 'hotheap'):
-            db.x(f'VACUUM ANALYZE rn_{am}')
-            checks[f'rn_{am}'] = self.r_table_check(db, f'rn_{am}')
-        self.meta['r_n'] = checks
+        self.meta['r_n'] = self.r_twins(db, 'rn', 'a numeric', 'SELECT g FROM generate_series(1, %s) g',
+                                        (self.p['r4_numeric_rows'],))
 
     @staticmethod
     def plan_shape(node):
@@ -956,6 +968,14 @@ class Bench:
             for jit in ('off', 'on'):
                 g.append((f'col40 after text, jit {jit}', 'SELECT col40 FROM {t} WHERE col40 = 0',
                           'r2t', two, jit, False, 'SELECT col40 FROM {t} WHERE col40 = 1'))
+        elif which == 'r2s':
+            # Seed 003's graph: col41, then col41 and col40, ... up to all 41 columns selected, a
+            # filter no row passes (the seed's query); the read path must never be slower.
+            counts = range(1, 42) if self.args.mode != 'quick' else (1, 2, 4, 8, 12, 16, 20, 24, 30, 41)
+            for k in counts:
+                cols = ', '.join(f'col{41 - j}' for j in range(k))
+                g.append((f'{k} of 41 columns, jit off', f'SELECT {cols} FROM {{t}} WHERE col41 = 0', 'r2', two, 'off',
+                          False, f'SELECT {cols} FROM {{t}} WHERE col41 = 1'))
         elif which == 'r4':
             cols = ', '.join(f'col{k}' for k in range(1, 42))
             g.append(('a: all 41 columns, jit off', f'SELECT {cols} FROM {{t}} WHERE col41 = 0', 'r2',
@@ -963,10 +983,11 @@ class Bench:
             g.append(('b: numeric SELECT *, jit off', 'SELECT * FROM {t} WHERE a > 0', 'rn', two,
                       'off', False, None))
         elif which == 'r6':
-            # The read path above the scan (D14b): seed 004's table under aggregates, joins,
-            # groupings and windows; the goals of the issue (A1, J1, G1, W1).
+            # The shared detoast markers in every node (D14b): seed 004's table under
+            # aggregates, joins, groupings and windows; the goals of issue 40 (A1, J1, G1, W3).
             hash_only = ['SET enable_mergejoin = off', 'SET enable_nestloop = off']
             nl_only = ['SET enable_hashjoin = off', 'SET enable_mergejoin = off']
+            merge_only = ['SET enable_hashjoin = off', 'SET enable_nestloop = off']
             fields = "x.big->'1', x.big->'2', x.big->'3', x.big->'5', x.big->'10'"
             for jit in ('off', 'on'):
                 g.append((f'A1 five max(big->>k), jit {jit}', "SELECT max(big->>'1'), max(big->>'2'), "
@@ -975,27 +996,33 @@ class Bench:
                           "count(*) FILTER (WHERE big->>'2' > '0.5'), sum(length(big->>'3')), "
                           "sum(length(big->>'5')), count(*) FILTER (WHERE big ? '10') FROM {t}", 'rb', three, jit,
                           True, None))
-                # Joins and hashed aggregation are not served since issue 31 (a join evaluates
-                # its output on matches only; batches and spills must store heap's rows):
-                # reported, no read node required.
                 g.append((f'J1 hash join, b outer, jit {jit}', f'SELECT {fields}, y.x FROM {{t}} x JOIN rj y ON x.id = y.id',
-                          'rb', three, jit, False, None, hash_only))
+                          'rb', three, jit, True, None, hash_only))
                 g.append((f'J1 nested loop, b outer, jit {jit}',
                           f'SELECT {fields}, y.x FROM {{t}} x JOIN rj y ON y.id = x.id % 1000 + 1', 'rb', three, jit,
-                          False, None, nl_only))
+                          True, None, nl_only))
                 g.append((f'J1 nested loop, b inner, jit {jit}',
-                          f'SELECT {fields}, y.x FROM rj y JOIN {{t}} x ON x.id = y.id + 1', 'rb', three, jit, False,
+                          f'SELECT {fields}, y.x FROM rj y JOIN {{t}} x ON x.id = y.id + 1', 'rb', three, jit, True,
                           None, nl_only))
+                g.append((f'J1 merge join, jit {jit}', f'SELECT {fields}, y.x FROM {{t}} x JOIN rj y ON x.id = y.id',
+                          'rb', three, jit, True, None, merge_only))
                 g.append((f'G1 GROUP BY big->>1 hashed, jit {jit}', "SELECT big->>'1', max(big->>'2'), min(big->>'3') "
-                          "FROM {t} GROUP BY 1", 'rb', three, jit, False, None))
+                          "FROM {t} GROUP BY 1", 'rb', three, jit, True, None))
                 g.append((f'G1 GROUP BY big->>g sorted, jit {jit}', "SELECT big->>'g', min(big->>'4'), max(big->>'8') "
                           "FROM {t} GROUP BY 1", 'rb', three, jit, True, None, ['SET enable_hashagg = off']))
+                g.append((f'G1 grouping sets, jit {jit}', "SELECT big->>'1', max(big->>'2'), min(big->>'3') FROM {t} "
+                          "GROUP BY GROUPING SETS ((big->>'1'), ())", 'rb', three, jit, True, None))
+                g.append((f'W3 three window functions over fields, jit {jit}', "SELECT id, count(big->>'1') OVER w, "
+                          "max(big->>'2') OVER w, min(big->>'3') OVER w FROM {t} WINDOW w AS (ORDER BY id)", 'rb',
+                          three, jit, True, None))
+                # One reference per node (the partition key below the sort, the argument above):
+                # nothing to share; reported.
                 g.append((f'W1 window over big->>1 by big->>2, jit {jit}', "SELECT id, first_value(big->>'1') OVER "
                           "(PARTITION BY big->>'2' ORDER BY id) FROM {t}", 'rb', two, jit, False, None))
-            # b hashed on the inner side of a hash join: nothing can move (the join reads the
-            # hash table directly); reported, no read node required.
+            # b hashed on the inner side of a hash join: the join's output list reads the hashed
+            # rows' stored values, one copy per joined row.
             g.append(('J1 hash join, b inner (hashed), jit off', f'SELECT {fields}, y.x FROM rj10 y JOIN {{t}} x ON x.id = y.id % 1000 + 1',
-                      'rb', two, 'off', False, None, hash_only))
+                      'rb', two, 'off', True, None, hash_only))
             # A TPC-H-like set over two tables with toasted text: joins, groupings, sorts.
             tpch = [
                 ('T1 orders x lines, per customer', "SELECT o.o_cust, count(*), max(md5(l.l_note)), "
@@ -1038,6 +1065,10 @@ class Bench:
                  'rs', ()),
                 ('X8 short in-line documents, five fields', "SELECT max(doc->>'1'), max(doc->>'2'), "
                  "max(doc->>'3'), max(doc->>'4'), max(doc->>'5') FROM {t}", 'rs', ()),
+                # issue 40: the short rows of a table whose TOAST relation has blocks (2% of its
+                # documents out of line), the long ones filtered out
+                ('X9 short rows beside out-of-line ones, two fields', "SELECT max(doc->>'1'), max(doc->>'2') "
+                 "FROM {t} WHERE id % 50 <> 0", 'rw', ()),
             ]
             for case, sql, base, extra in shapes:
                 g.append((f'{case}, jit off', sql, base, [('heap', 'heap', 'on'), ('hotheap', 'hotheap', 'on')],
@@ -1078,20 +1109,23 @@ class Bench:
                 self.r_settings(db, jit, read_path, extra)
                 plan = db.v(f'EXPLAIN (ANALYZE, TIMING OFF, BUFFERS, FORMAT JSON) {q}')[0]
                 shape = self.plan_shape(plan['Plan'])
-                has = 'HotheapRead' in shape or 'HotheapProject' in shape
+                db.x('SET hotplus.read_path_show_markers = on')
+                marked = 'hotplus_shared_value(' in json.dumps(db.v(f'EXPLAIN (VERBOSE, FORMAT JSON) {q}'))
+                db.x('RESET hotplus.read_path_show_markers')
+                has = 'HotheapRead' in shape or marked
                 memory[variant] = self.plan_memory(plan['Plan'])
                 should = am == 'hotheap' and read_path == 'on'
                 if has and not should:
-                    raise SystemExit(f'{which} {case} {variant}: unexpected HotheapRead in {shape}')
+                    raise SystemExit(f'{which} {case} {variant}: unexpected HotheapRead or markers in {shape}')
                 if require and should and not has:
-                    raise SystemExit(f'{which} {case} {variant}: no HotheapRead in the plan: {shape}')
+                    raise SystemExit(f'{which} {case} {variant}: neither HotheapRead nor markers in the plan: {shape}')
                 sums[variant] = []
                 for s in (q, self.r_sql(alt, base, am) if alt else None):
                     if s:
                         rows = sorted(repr(r) for r in db.q(s))
                         sums[variant].append((len(rows), hashlib.md5('\n'.join(rows).encode()).hexdigest()))
                 checks[f'{case} | {variant}'] = dict(
-                    sql=q, plan=shape, read_node=has, settings=list(extra),
+                    sql=q, plan=shape, read_node='HotheapRead' in shape, markers=marked, settings=list(extra),
                     jit_functions=plan.get('JIT', {}).get('Functions', 0),
                     execution_ms=plan.get('Execution Time'), rows=sums[variant], memory=memory[variant])
             first = next(iter(sums.values()))
@@ -1135,13 +1169,14 @@ class Bench:
         db = DB('bench')
         if which in ('r1',):
             self.r_setup_b(db)
-        if which in ('r2', 'r2t', 'r4'):
+        if which in ('r2', 'r2t', 'r2s', 'r4'):
             self.r_setup_t(db)
         if which in ('r6', 'r7'):
             self.r_setup_b(db)
             self.r_setup_j(db)
         if which == 'r7':
             self.r_setup_s(db)
+            self.r_setup_w(db)
         if which == 'r4':
             self.r_setup_n(db)
         groups = self.r_groups(which)
@@ -1194,6 +1229,44 @@ class Bench:
                 self.record(workload='r3', case='pk fetch, 5 fields', variant=variant, am=am,
                             round=r + 1, position=pos + 1, metric='tps', **res)
                 log(f'r3 round {r + 1} {variant:8s} {float(res["value"]):9.0f} TPS')
+        db.close()
+
+    def workload_r8(self):
+        """pgbench -M prepared, 2 clients: issue 40's one-row statements on rw (44 columns, the
+        TOAST relation has blocks), where the read path can gain nothing: a short row by key with
+        two fields of its document, the next row by key (LIMIT 1 of an index scan estimated at
+        the whole table), the first row passing a filter (LIMIT 1 of a sequential scan)."""
+        db = DB('bench')
+        self.r_setup_w(db)
+        n = self.p['r7_short_rows']
+        shapes = [
+            ('X10 one short row by key, two fields',
+             "\\set r random(0, :rows / 50 - 1)\n\\set id :r * 50 + random(1, 49)\n"
+             "SELECT c41, c42, doc->>'a', doc->>'b' FROM {t} WHERE id = :id;\n"),
+            ('X11 next row by key, LIMIT 1',
+             "\\set id random(1, :rows - 1)\nSELECT c41, c42 FROM {t} WHERE id > :id ORDER BY id LIMIT 1;\n"),
+            ('X12 first row of a filter, LIMIT 1',
+             "\\set x random(1, 1000)\nSELECT c41, c42 FROM {t} WHERE c1 + :x > 0 LIMIT 1;\n"),
+        ]
+        variants = [('heap', 'heap'), ('hotheap', 'hotheap')]
+        checks = {}
+        for case, body in shapes:
+            for variant, am in variants:
+                self.r_settings(db)
+                first = body.replace('\\set', '--').split('\n')[-2].rstrip(';')
+                q = first.replace('{t}', f'rw_{am}').replace(':id', '101').replace(':x', '7')
+                plan = db.v(f'EXPLAIN (FORMAT JSON) {q}')[0]
+                checks[f'{case} | {variant}'] = self.plan_shape(plan['Plan'])
+        self.meta.setdefault('r_checks', {})['r8'] = checks
+        log(f'r8 plans: {checks}')
+        for r in range(self.p['rounds']):
+            for case, body in shapes:
+                for pos, (variant, am) in enumerate(order_for(r, variants)):
+                    t = f'rw_{am}'
+                    res = self.timed_pgbench(db, 'bench', [t], 0, script=body.format(t=t), defines={'rows': n})
+                    self.record(workload='r8', case=case, variant=variant, am=am, round=r + 1,
+                                position=pos + 1, metric='tps', **res)
+                    log(f'r8 round {r + 1} {case:40s} {variant:8s} {float(res["value"]):9.0f} TPS')
         db.close()
 
     def workload_r4c(self):
@@ -1313,7 +1386,7 @@ class Bench:
                 self.workload_w9()
             elif w == 'w5':
                 self.workload5()
-            elif w in ('r1', 'r2', 'r2t'):
+            elif w in ('r1', 'r2', 'r2t', 'r2s'):
                 self.read_statements(w)
             elif w == 'r3':
                 self.workload_r3()
@@ -1324,6 +1397,8 @@ class Bench:
                 self.workload_r5()
             elif w in ('r6', 'r7'):
                 self.read_statements(w)
+            elif w == 'r8':
+                self.workload_r8()
             else:
                 raise SystemExit(f'unknown workload {w}')
             timings[w] = round(time.time() - t0)

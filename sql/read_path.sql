@@ -1,9 +1,11 @@
--- The read path (src/README.md D14): a HotheapRead node above scans of hotheap tables deforms
--- only the columns a query reads and detoasts a value read by several expressions once per
--- row. Every query below runs with hotplus.read_path on and off (fresh plans each time) and
--- must give the same rows; read_check() also reports whether the plan used the node, so a
--- test that stopped exercising the read path shows up as a changed expected output.
--- Design points: D8, D14
+-- The read path (src/README.md D14, D14b, D14c): a HotheapRead node above scans of hotheap
+-- tables deforms only the columns a query reads; a value read by several expressions is
+-- detoasted once per row (the shared detoast markers, which read_consumers tests in every
+-- kind of node). Every query below runs with hotplus.read_path on and off (fresh plans each
+-- time) and must give the same rows; read_check() also reports whether the plan used the
+-- node, markers() where the markers went and shared() what they did, so a test that stopped
+-- exercising the read path shows up as a changed expected output.
+-- Design points: D8, D14, D14b, D14c
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 RESET client_min_messages;
@@ -12,8 +14,9 @@ SET search_path = read_path, public;
 SET default_toast_compression = pglz;
 SET max_parallel_workers_per_gather = 0;
 -- The node's behaviour is tested on small tables, where the cost model (core/read_plan.hpp,
--- D14c) leaves few-row scans to heap's plan: a node wherever one could serve. The model's
--- own decisions are tested at the end, with the default.
+-- D14c) leaves scans of few rows to heap's plan: a node wherever one could serve, markers
+-- wherever a column is read twice. The model's own decisions are tested at the end, with the
+-- default.
 SET hotplus.read_path_everywhere = on;
 
 \i test/sql_helpers/read_helpers.sql
@@ -146,19 +149,17 @@ INSERT INTO docs SELECT 100 + id, big, note || 'x', small FROM docs WHERE id <= 
 ANALYZE docs;
 SELECT count(*) FILTER (WHERE pg_column_size(big) < octet_length(big::text)) AS compressed_or_external
 FROM docs;
+-- EXPLAIN shows heap's expressions; the markers are in the scan's output list.
 EXPLAIN (VERBOSE, COSTS OFF) SELECT big->'1', big->'2', big->>'3' FROM docs;
--- one reference: nothing to share, no node
-EXPLAIN (VERBOSE, COSTS OFF) SELECT big->'1' FROM docs;
+SELECT markers('SELECT big->''1'', big->''2'', big->>''3'' FROM docs') AS three_references,
+       markers('SELECT big->''1'' FROM docs') AS one_reference;
 -- One copy per row whose big is compressed or out of line, however many expressions read
--- it, none for inline values (rows 5, 10 and 15 hold three keys, 16 and 17 seven hundred):
--- the same count where the node compiles its shared reads only once a row needs them
--- (PG16+, read_scan.hpp invariant 5) as where it compiles them at the start. In key order,
--- so that the node meets the inline rows first and starts sharing at row 16.
--- (detoasted(): test/sql_helpers/read_helpers.sql)
+-- it, none for inline values (rows 5, 10 and 15 hold three keys, 16 and 17 seven hundred).
+-- (shared(): test/sql_helpers/read_helpers.sql)
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-SELECT detoasted('SELECT big->''1'', big->''2'' FROM docs WHERE id IN (5, 10, 15, 16, 17)');
-SELECT detoasted('SELECT big->''1'', big->''2'' FROM docs WHERE id IN (5, 10, 15)');
+SELECT shared('SELECT big->''1'', big->''2'' FROM docs WHERE id IN (5, 10, 15, 16, 17)');
+SELECT shared('SELECT big->''1'', big->''2'' FROM docs WHERE id IN (5, 10, 15)');
 SELECT * FROM read_check('SELECT id, big->''1'', big->>''2'', big->''700'' FROM docs WHERE id IN (5, 10, 15, 16, 17)');
 RESET enable_seqscan;
 RESET enable_bitmapscan;
@@ -191,11 +192,10 @@ SELECT * FROM read_check('SELECT md5(big::text), pg_column_size(big), big->''1''
 -- whole rows and aggregates over shared columns
 SELECT * FROM read_check('SELECT d::text FROM docs d WHERE big->>''1'' < big->>''2'' ORDER BY id');
 SELECT * FROM read_check('SELECT big->>''2'', count(*), max(big->>''3'') FROM docs GROUP BY 1 ORDER BY 1');
--- Ordered aggregates: a HotheapProject below the Agg evaluates the arguments on one copy
--- per row (16 and later plan a Sort below it, presorted aggregates, and the HotheapProject
--- sits above that Sort, which holds heap's rows; 15 sorts inside the Agg).
-SELECT plan = 'HotheapProject' AS plan_as_expected, same
-  FROM read_check('SELECT jsonb_agg(big->''1'' ORDER BY id), string_agg(big->>''2'', '','' ORDER BY id) FROM docs');
+-- Ordered aggregates: their arguments are served by one copy per row (16 and later plan a Sort
+-- below the Agg, presorted aggregates: it holds heap's rows).
+SELECT markers('SELECT jsonb_agg(big->''1'' ORDER BY id), string_agg(big->>''2'', '','' ORDER BY id) FROM docs') AS ordered,
+       same FROM read_check('SELECT jsonb_agg(big->''1'' ORDER BY id), string_agg(big->>''2'', '','' ORDER BY id) FROM docs');
 
 -- Below a function that reports storage, even through a function that returns its argument
 -- (NULLIF, a length coercion), the stored datum is what it sees.
@@ -215,17 +215,26 @@ EXECUTE fetch5(3); EXECUTE fetch5(4); EXECUTE fetch5(5); EXECUTE fetch5(6); EXEC
 SET plan_cache_mode = force_generic_plan;
 EXPLAIN (COSTS OFF) EXECUTE fetch5(9);
 EXECUTE fetch5(9);
--- planned with the read path, run without it: the node only evaluates, same rows
--- (expected/read_path_1.out: with debug_discard_caches the plan is made again, without it)
+SELECT copies_made AS made0, copies_served AS served0 FROM hotplus_shared_detoast_counts() \gset
+EXECUTE fetch5(9);
+SELECT copies_made - :made0 AS made, copies_served - :served0 AS served FROM hotplus_shared_detoast_counts();
+-- planned with the read path, run without it: the markers pass the stored values on, same
+-- rows (expected/read_path_1.out: with debug_discard_caches the plan is made again, without
+-- markers)
 SET hotplus.read_path = off;
 EXPLAIN (VERBOSE, COSTS OFF) EXECUTE fetch5(9);
+SELECT copies_made AS made0, passed_stored AS passed0 FROM hotplus_shared_detoast_counts() \gset
 EXECUTE fetch5(9);
+SELECT copies_made - :made0 AS made, passed_stored - :passed0 AS passed FROM hotplus_shared_detoast_counts();
 RESET hotplus.read_path;
 RESET plan_cache_mode;
 DEALLOCATE fetch5;
--- new plans with the read path off have no node
+-- new plans with the read path off have no node, no marker
 SET hotplus.read_path = off;
-EXPLAIN (COSTS OFF) SELECT big->'1', big->'2' FROM docs;
+SET hotplus.read_path_show_markers = on;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT big->'1', big->'2' FROM docs;
+EXPLAIN (COSTS OFF) SELECT c16, c12 FROM wide WHERE c14 = 8;
+RESET hotplus.read_path_show_markers;
 RESET hotplus.read_path;
 
 -- Scrollable cursors moving backwards; WHERE CURRENT OF through the node.
@@ -316,13 +325,25 @@ SELECT * FROM read_check('SELECT id, big->''1'', big->''2'', note > '''', length
 RESET ROLE;
 
 -- The cost model (D14c), with the default: a node only where it repays its start within the
--- rows the planner expects. A shared copy pays on few rows only for values seen stored
--- compressed or out of line (am/stored_form.hpp); selective deformation only over enough
--- rows (wide: 16 columns, c1 and c16 read, 14 skipped: from 28 rows).
+-- rows its scan reads (wide: 16 columns, c1 and c16 read, 14 skipped: from 28 rows read),
+-- whatever the scan returns; no more than a LIMIT above asks for.
 RESET hotplus.read_path_everywhere;
-SELECT read_nodes('SELECT c16 FROM wide WHERE c1 = 7') AS one_row,
+SELECT read_nodes('SELECT c16 FROM wide WHERE c1 = 7') AS one_row_by_key,
        read_nodes('SELECT c16 FROM wide WHERE c1 <= 20') AS twenty_rows,
        read_nodes('SELECT c16 FROM wide WHERE c1 <= 100') AS hundred_rows;
+-- Seed 003's query: a filter that no row passes reads the whole table.
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT c16 FROM wide WHERE c16 = 0;
+SELECT read_nodes('SELECT c16 FROM wide WHERE c16 = 0') AS no_row_returned,
+       read_nodes('SELECT c16, c1 FROM wide WHERE c16 + 1 > 0 LIMIT 1') AS limit_one,
+       read_nodes('SELECT c16, c1 FROM wide WHERE c16 + 1 > 0 LIMIT 1000') AS limit_thousand;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+SELECT read_nodes('SELECT c15, c16 FROM wide WHERE c1 > 10 ORDER BY c1 LIMIT 1') AS index_limit_one;
+-- Markers: over few rows only for a column this backend met stored compressed or out of line,
+-- over more where the table says its values may be (the TOAST relation has blocks, ANALYZE
+-- found them wide).
 CREATE TABLE costs (id int PRIMARY KEY, small jsonb, packed jsonb, outside jsonb) USING hotheap;
 -- small: 200 bytes in line; packed: 6 kB compressed to a few hundred bytes in line (no TOAST
 -- block, ANALYZE sees the stored width); outside: stored out of line, in another table
@@ -335,34 +356,33 @@ ANALYZE costs;
 SELECT pg_column_compression(small) AS small, pg_column_compression(packed) AS packed,
        pg_relation_size(reltoastrelid) AS toast_bytes
 FROM costs, pg_class WHERE id = 1 AND oid = 'costs'::regclass;
--- A backend that has met no compressed value of the table: one row by key, no node.
+-- A backend that has met no compressed value of the table: one row by key, no markers.
 \c
 SET search_path = read_path, public;
-SELECT read_nodes('SELECT small->>''a'', small->>''b'' FROM costs WHERE id = 5') AS small_one_row,
-       read_nodes('SELECT packed->>''a'', packed->>''b'' FROM costs WHERE id = 5') AS packed_one_row,
-       read_nodes('SELECT small->>''a'', small->>''b'' FROM costs WHERE id <= 50') AS small_50_rows,
-       read_nodes('UPDATE costs SET small = jsonb_set(small, ''{a}'', to_jsonb((small->>''a'')::int + 1)) WHERE id = 5') AS update_small;
+SELECT markers('SELECT small->>''a'', small->>''b'' FROM costs WHERE id = 5') AS small_one_row,
+       markers('SELECT packed->>''a'', packed->>''b'' FROM costs WHERE id = 5') AS packed_one_row,
+       markers('SELECT small->>''a'', small->>''b'' FROM costs WHERE id <= 50') AS small_50_rows,
+       markers('UPDATE costs SET small = jsonb_set(small, ''{a}'', to_jsonb((small->>''a'')::int + 1)) WHERE id = 5') AS update_small;
 -- An update that decompressed the old version's value (its expression index) is evidence.
 UPDATE costs SET packed = jsonb_set(packed, '{c}', '1') WHERE id = 6;
-SELECT read_nodes('SELECT packed->>''a'', packed->>''b'' FROM costs WHERE id = 5') AS packed_after_update,
-       read_nodes('SELECT small->>''a'', small->>''b'' FROM costs WHERE id = 5') AS small_still;
--- So is a node's own scan that met one (the 50-row scan below shares without evidence).
-\c
-SET search_path = read_path, public;
-SELECT count(*) FROM costs WHERE packed->>'a' <> packed->>'b' AND id <= 50;
-SELECT read_nodes('SELECT packed->>''a'', packed->>''b'' FROM costs WHERE id = 5') AS packed_after_scan;
--- Values out of line: the TOAST relation has blocks, evidence from the start.
+SELECT markers('SELECT packed->>''a'', packed->>''b'' FROM costs WHERE id = 5') AS packed_after_update,
+       markers('SELECT small->>''a'', small->>''b'' FROM costs WHERE id = 5') AS small_still;
+-- Values out of line: the TOAST relation has blocks, evidence for many rows, not for one; a
+-- marker that met such a value of the column is evidence for one row too.
 ALTER TABLE costs ALTER outside SET STORAGE EXTERNAL;
 UPDATE costs SET outside = (SELECT jsonb_agg(md5(i::text)) FROM generate_series(1, 400) i) WHERE id = 9;
 \c
 SET search_path = read_path, public;
 SELECT pg_relation_size(reltoastrelid) > 0 AS toast_has_blocks
 FROM costs, pg_class WHERE id = 9 AND oid = 'costs'::regclass;
-SELECT read_nodes('SELECT outside->0, outside->1 FROM costs WHERE id = 9') AS outside_one_row;
+SELECT markers('SELECT outside->0, outside->1 FROM costs WHERE id = 9') AS outside_one_row,
+       markers('SELECT outside->0, outside->1 FROM costs WHERE id <= 100') AS outside_100_rows;
+SELECT shared('SELECT outside->0, outside->1 FROM costs WHERE id <= 100') AS meeting;
+SELECT markers('SELECT outside->0, outside->1 FROM costs WHERE id = 9') AS outside_one_row_after;
 SELECT * FROM read_check('SELECT id, outside->0, outside->1, packed->''a'', packed->>''b'' = repeat(''p'', 6000) FROM costs WHERE id IN (5, 9) ORDER BY id');
 -- hotplus.read_path_everywhere (for tests) overrides the model.
 SET hotplus.read_path_everywhere = on;
-SELECT read_nodes('SELECT small->>''a'', small->>''b'' FROM costs WHERE id = 5') AS small_everywhere;
+SELECT markers('SELECT small->>''a'', small->>''b'' FROM costs WHERE id = 5') AS small_everywhere;
 RESET hotplus.read_path_everywhere;
 
 DROP SCHEMA read_path CASCADE;

@@ -11,9 +11,10 @@
 #include "am/hotheap_am.hpp"
 #include "update/hot_update.hpp"
 #include "update/hot_blocking_override.hpp"
+#include "read/plan_display.hpp"
 #include "read/read_planner.hpp"
-#include "read/project_node.hpp"
 #include "read/read_scan.hpp"
+#include "read/shared_detoast.hpp"
 #include "update/relation_info.hpp"
 #include "am/settings.hpp"
 #include "update/statement_scope.hpp"
@@ -38,8 +39,9 @@ _PG_init(void)
 	hotplus::statement_scope_init();
 	hotplus::stats_init();
 	hotplus::read_scan_init();
-	hotplus::project_node_init();
+	hotplus::shared_detoast_init();
 	hotplus::read_planner_init();
+	hotplus::plan_display_init();
 	hotplus::reserve_settings_prefix();
 }
 }

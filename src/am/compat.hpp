@@ -355,3 +355,12 @@ compat_shmem_init_hash(const char *name, int64 init_size, int64 max_size, HASHCT
 	return ShmemInitHash(name, init_size, max_size, info, flags);
 #endif
 }
+
+// --- Syscache invalidation callbacks ---------------------------------------------------------
+// PG19 types the cache identifier a callback receives as the SysCacheIdentifier enum
+// (syscache_ids.h); before, an int.
+#if PG_VERSION_NUM >= 190000
+using CompatSysCacheId = SysCacheIdentifier;
+#else
+using CompatSysCacheId = int;
+#endif

@@ -72,18 +72,25 @@ define_settings()
 		nullptr, nullptr, nullptr);
 	DefineCustomBoolVariable(
 		"hotplus.read_path",
-		"Scans of hotheap tables deform only the columns a query reads and detoast a value "
-		"once per row.",
-		"Off: new plans scan hotheap tables exactly like heap tables, and scans already "
-		"planned with the read path run without it (EXPLAIN still shows their HotheapRead "
-		"node, which then only evaluates the filter and output list).",
+		"Reads of hotheap tables detoast a value once per row and plan node, and scans deform "
+		"only the columns a query reads.",
+		"Off: new plans read hotheap tables exactly like heap tables, and plans already made "
+		"with the read path run without it (EXPLAIN still shows their HotheapRead node, which "
+		"then only evaluates the filter and output list).",
 		&settings.read_path, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 	DefineCustomBoolVariable(
 		"hotplus.read_path_everywhere",
 		"Tests the read path's nodes where its cost model would leave them out.",
-		"With hotplus.read_path on, every scan that could gain gets a node, whatever its row "
-		"estimate and its columns' stored form.",
+		"With hotplus.read_path on, every scan whose columns could gain from selective "
+		"deformation gets a node, whatever the rows it will read.",
 		&settings.read_path_everywhere, false, PGC_USERSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+		nullptr, nullptr, nullptr);
+	DefineCustomBoolVariable(
+		"hotplus.read_path_show_markers",
+		"Tests the read path's markers: EXPLAIN shows them.",
+		"EXPLAIN shows each shared detoast marker as a call naming its group, instead of the "
+		"column alone.",
+		&settings.read_path_show_markers, false, PGC_USERSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 		nullptr, nullptr, nullptr);
 	DefineCustomIntVariable(
 		"hotplus.page_full_sample_every",

@@ -32,15 +32,21 @@ struct Settings
 	// hotplus.check_selftest: the HOT decision throws a C++ exception on purpose, so tests
 	// can show it is caught, declined (heap decides) and counted as check_failures.
 	bool check_selftest = false;
-	// hotplus.read_path: scans of hotheap tables go through a HotheapRead node that deforms
-	// selectively and detoasts once per row (read_scan.hpp). Checked when planning (off: no
-	// node) and when a planned node starts (off: the node passes rows through unchanged).
+	// hotplus.read_path: reads of hotheap tables detoast a value once per row and plan node
+	// (shared detoast markers, read/shared_detoast.hpp) and scans that read few of many
+	// columns deform only those (a HotheapRead node, read_scan.hpp). Checked when planning
+	// (off: neither), when a planned node starts (off: the node passes rows through
+	// unchanged) and when a marker runs on a compressed or out-of-line value (off: the stored
+	// value goes on, as on heap).
 	bool read_path = true;
-	// hotplus.read_path_everywhere: for tests, a node wherever one could serve, whatever the
-	// scan's row estimate and its columns' stored form (core/read_plan.hpp's cost model
-	// leaves it out of few-row scans): the tests of the node's behaviour keep their nodes on
-	// small tables, and readtest.py puts one under every query that can have one.
+	// hotplus.read_path_everywhere: for tests, a HotheapRead node wherever selective
+	// deformation could serve, whatever the rows the scan will read (core/read_plan.hpp's cost
+	// model leaves it out of few-row scans): the tests of the node's behaviour keep their
+	// nodes on small tables, and readtest.py puts one under every query that can have one.
 	bool read_path_everywhere = false;
+	// hotplus.read_path_show_markers: for tests, EXPLAIN shows the shared detoast markers
+	// (plan_display.hpp) as calls naming their group.
+	bool read_path_show_markers = false;
 	// hotplus.page_full_sample_every: an update whose new version cannot fit on the page
 	// cannot be HOT, so hotplus evaluates no index expression or predicate for it; one in
 	// this many of those that would have needed an evaluation to tell whether an index

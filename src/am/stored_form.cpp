@@ -65,22 +65,19 @@ note_extended_value(Oid relid, AttrNumber attno)
 }
 
 bool
-values_seen_extended(Relation rel, AttrNumber attno)
+values_met_extended(Oid relid, AttrNumber attno)
 {
-	if (seen != nullptr)
-	{
-		const Oid relid = RelationGetRelid(rel);
-		auto *entry = static_cast<SeenEntry *>(hash_search(seen, &relid, HASH_FIND, nullptr));
-		if (entry != nullptr && (entry->columns & column_bit(attno)) != 0)
-			return true;
-	}
-	return toast_relation_has_blocks(rel);
+	if (seen == nullptr)
+		return false;
+	auto *entry = static_cast<SeenEntry *>(hash_search(seen, &relid, HASH_FIND, nullptr));
+	return entry != nullptr && (entry->columns & column_bit(attno)) != 0;
 }
 
 bool
 values_may_be_toasted(Relation rel, AttrNumber attno)
 {
-	return values_seen_extended(rel, attno) || get_attavgwidth(RelationGetRelid(rel), attno) >= kWideStoredValue;
+	return values_met_extended(RelationGetRelid(rel), attno) || toast_relation_has_blocks(rel) ||
+		   get_attavgwidth(RelationGetRelid(rel), attno) >= kWideStoredValue;
 }
 
 } // namespace hotplus

@@ -1,20 +1,20 @@
 // Evidence of a column's stored form: whether its values may be stored compressed or out of
-// line, the only values one shared detoasted copy saves work on (D14, D14b). A read path node
-// over values that are all short and in line costs a little per row and per statement and
-// saves nothing, so the planner asks this first.
+// line, the only values one shared detoasted copy saves work on (D14b). A marker over values
+// that are all short and in line costs a little per reference and row and per statement and
+// saves nothing, so the planner asks this first (core::marks_column()).
 //
 // Evidence, no data read at plan time:
-//  - the table's TOAST relation has blocks: some value of the table is stored out of line;
-//  - this backend has met a compressed or out-of-line value of the column: a read path node
-//    that detoasted one, or an update that decompressed an old version's value to compare
-//    it or evaluate an index expression (note_extended_value). A compressed in-line value
-//    leaves no other trace: ANALYZE's width is the stored one, and a 1 kB document stored as
-//    it is looks like a 6 kB one compressed to 1 kB;
-//  - for the consumer pushdown only (values_may_be_toasted): ANALYZE measured the column's
-//    stored values at kWideStoredValue bytes or more on average (large enough that a call
-//    over them costs far more than the node, compressed or not).
+//  - this backend has met a compressed or out-of-line value of the column (values_met_extended):
+//    a marker that detoasted one, or an update that decompressed an old version's value to
+//    compare it or evaluate an index expression (note_extended_value). A compressed in-line
+//    value leaves no other trace: ANALYZE's width is the stored one, and a 1 kB document
+//    stored as it is looks like a 6 kB one compressed to 1 kB;
+//  - weaker, table-wide (values_may_be_toasted): the table's TOAST relation has blocks (some
+//    value of the table is stored out of line), or ANALYZE measured the column's stored values
+//    at kWideStoredValue bytes or more on average (large enough that a call over them costs
+//    far more than the marker, compressed or not).
 // The memo is per backend, never cleared (a dropped relation's entry only costs its slot;
-// an OID reused by a new table at worst gives it a node for one-row statements, a cost, not
+// an OID reused by a new table at worst gives it markers for few-row statements, a cost, not
 // a wrong result) and bounded (kMaxRememberedRelations; beyond, nothing more is noted).
 #pragma once
 
@@ -30,10 +30,10 @@ namespace hotplus {
 inline constexpr int kWideStoredValue = 512;
 inline constexpr long kMaxRememberedRelations = 4096;
 
-// Some value of the column was seen compressed or out of line, or the table stores values
-// out of line.
-bool values_seen_extended(Relation rel, AttrNumber attno);
-// values_seen_extended, or the column's values are wide on average (ANALYZE).
+// This backend met a value of the column stored compressed or out of line.
+bool values_met_extended(Oid relid, AttrNumber attno);
+// values_met_extended, or the table stores values out of line, or the column's values are wide
+// on average (ANALYZE).
 bool values_may_be_toasted(Relation rel, AttrNumber attno);
 // A stored value of relid's column attno was compressed or out of line.
 void note_extended_value(Oid relid, AttrNumber attno);

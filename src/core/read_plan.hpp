@@ -1,10 +1,11 @@
-// The read path's per-scan decision, as pure logic: which columns a scan of a hotheap table
-// deforms selectively and which it detoasts once per row (src/README.md D14).
+// The read path's per-scan decision, as pure logic: whether a scan of a hotheap table deforms
+// only the columns its expressions read (src/README.md D14, seed 003).
 //
 // No PostgreSQL header may be included here. The glue describes the scan's expressions as one
-// ColumnUse per user column; plan_read() answers. The decision only affects cost: any answer
-// is correct as long as `deformed` holds every column the scan's expressions read (the glue
-// guarantees that by construction: it lists exactly the columns with `read` set).
+// ColumnUse per user column and the rows the scan will read; plan_read() answers. The
+// decision only affects cost: any answer is correct as long as `deformed` holds every column
+// the scan's expressions read (the glue guarantees that by construction: it lists exactly
+// the columns with `read` set).
 #pragma once
 
 // The boundary enforces itself: a glue file includes core headers before any PostgreSQL
@@ -23,13 +24,7 @@ namespace hotplus::core {
 // What the scan's own expressions (filter and output list) do with one user column.
 struct ColumnUse
 {
-	bool read = false;		// some expression reads the column's value
-	bool toastable = false; // variable-length and not of storage PLAIN: may be stored
-							// compressed, out of line or with a short header
-	int detoasting_reads = 0; // references passed straight to a built-in function that
-							  // detoasts its argument (the ones one shared copy can serve)
-	bool seen_extended = false; // evidence that values are stored compressed or out of line
-								// (am/stored_form.hpp); asked only where `rows` needs it
+	bool read = false; // some expression reads the column's value
 };
 
 struct ReadShape
@@ -37,16 +32,17 @@ struct ReadShape
 	std::vector<ColumnUse> columns; // index 0 is column 1
 	bool whole_row = false;			// a whole-row reference reads every column
 	bool projects = true;			// the scan computes its own output (not its input slot)
-	double rows = 1e10;				// the planner's estimate of the rows the scan returns
+	// The rows the scan will read and deform: the input of its filter, not its output, and no
+	// more than a LIMIT above it will ask for (read_planner.cpp estimates them).
+	double rows_read = 1e10;
 };
 
 struct ReadPlan
 {
-	bool selective = false;	  // deform only `deformed`, not 1..last
-	ColumnList deformed;	  // every column read, ascending (all for a whole-row reference)
-	ColumnList detoast_once;  // read through one shared detoasted copy per row
+	bool selective = false; // deform only `deformed`, not 1..last
+	ColumnList deformed;	// every column read, ascending (all for a whole-row reference)
 
-	bool worthwhile() const noexcept { return selective || !detoast_once.empty(); }
+	bool worthwhile() const noexcept { return selective; }
 	ColumnNumber last() const noexcept { return deformed.empty() ? 0 : deformed.back(); }
 };
 
@@ -54,33 +50,35 @@ struct ReadPlan
 // at most half of them, and at least kMinSkippedColumns skipped (walking past a column costs
 // little; storing it is what selective deformation saves). Seed 003 switched at one half.
 inline constexpr int kMinSkippedColumns = 4;
-// A shared detoasted copy pays when at least two references would each detoast the value
-// (in a scan's expressions, D14, or in the calls moved below a node above it, D14b).
-inline constexpr int kMinDetoastingReads = 2;
 
 // What the node costs and saves, in instructions (bench/node_cost.py, PostgreSQL 15 and 18,
 // one-row and 20-row prepared statements, read path on vs off): starting it costs about
-// kNodeStartCost plus kNodeStartCostPerColumn per column of the table (its scan now returns
+// kNodeStartCost plus kNodeStartCostPerColumn per column of the table (its scan returns
 // whole rows, whose descriptor is built per execution); selective deformation saves about
-// kDeformSavingPerSkippedColumn per row and column skipped; a shared copy saves a detoast per
-// extra reference of a compressed or out-of-line value (thousands of instructions: a 6 kB
-// document read twice saved 27,000 per row) and costs about 120 per row when every value is
-// in line and uncompressed.
+// kDeformSavingPerSkippedColumn per row read and column skipped.
 inline constexpr double kNodeStartCost = 1500;
 inline constexpr double kNodeStartCostPerColumn = 600;
 inline constexpr double kDeformSavingPerSkippedColumn = 29;
-// Below this many rows a shared copy needs evidence that the column's values are stored
-// compressed or out of line (ColumnUse::seen_extended): one row by key of a small inline
-// document gets no node. From this many on, the node's start is a small part of the
-// statement (under 1% at 20 rows of 1 kB documents) and it finds out itself.
-inline constexpr double kRowsToShareWithoutEvidence = 20;
-
-// Whether a column's shared copy is worth it for a scan of `rows` rows.
-bool shares_column(const ColumnUse &use, double rows);
-// Whether a column's shared copy needs its stored-form evidence to be decided (the glue asks
-// for it only then: it opens the TOAST relation).
-bool needs_stored_form_evidence(const ColumnUse &use, double rows);
 
 ReadPlan plan_read(const ReadShape &shape);
+
+// Shared detoast markers (D14b, D14c): a marker costs about kMarkerStartCost per statement (the
+// executor initializes it as a function call: EXECUTE check, function lookup) and
+// kMarkerCostPerRow per row where its value needs no detoasting (bench/node_cost.py: +2,700
+// per statement and +70 per row for two markers over in-line documents, PostgreSQL 15); a
+// shared copy saves a detoast, thousands (26,000 per row for a 6 kB document compressed in
+// line read twice). So markers go where the column's values are likely stored compressed or
+// out of line: from kRowsToShareWithoutEvidence rows on, where the table-wide evidence says
+// so (values_may_be_toasted: met by this backend, TOAST blocks, wide on average); on fewer
+// rows, where the per-statement cost counts, only where this backend met such values of that
+// very column (values_met_extended): a TOAST relation with blocks says nothing about the one
+// row a lookup reads.
+inline constexpr double kMarkerStartCost = 1350;
+inline constexpr double kMarkerCostPerRow = 35;
+inline constexpr double kRowsToShareWithoutEvidence = 20;
+
+// Whether a column read through two or more qualifying references in a plan whose nodes
+// evaluate them on `rows` rows gets markers.
+bool marks_column(double rows, bool met_extended, bool may_be_toasted);
 
 } // namespace hotplus::core

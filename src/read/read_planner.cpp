@@ -4,12 +4,10 @@
 #include "read/read_planner.hpp"
 
 #include "am/hotheap_am.hpp"
-#include "read/consumer_pushdown.hpp"
-#include "read/project_node.hpp"
-#include "read/read_references.hpp"
+#include "read/plan_children.hpp"
+#include "read/plan_demand.hpp"
 #include "read/read_scan.hpp"
-#include "read/shared_detoast.hpp"
-#include "am/stored_form.hpp"
+#include "read/shared_markers.hpp"
 #include "am/settings.hpp"
 
 extern "C" {
@@ -32,16 +30,14 @@ namespace {
 
 planner_hook_type previous_planner = nullptr;
 
-// Facts about a scan's expressions, gathered by walking them. Plain C data (the walk calls
-// PostgreSQL, which may longjmp).
+// The columns a scan's expressions read. Plain C data (the walk calls PostgreSQL, which may
+// longjmp).
 struct UseWalk
 {
 	Index scanrelid;
 	int natts;
 	bool whole_row;
-	bool *read;	   // [natts]
-	int *detoasting; // [natts]
-	bool counting;	 // false below a node that hides storage (read_references.hpp)
+	bool *read; // [natts]
 };
 static_assert(std::is_trivially_destructible_v<UseWalk>); // on frames an ERROR may unwind
 
@@ -62,26 +58,7 @@ walk_uses(Node *node, UseWalk *walk)
 		}
 		return false;
 	}
-	auto *walker = reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(walk_uses));
-	if (walk->counting && hides_storage(node))
-	{
-		// Still read (deformed), but never served from a shared copy.
-		walk->counting = false;
-		const bool stop = expression_tree_walker(node, walker, walk);
-		walk->counting = true;
-		return stop;
-	}
-	int first = 0;
-	List *arguments = walk->counting ? detoasting_arguments(node, &first) : NIL;
-	for (ListCell *cell = list_head(arguments); cell != nullptr; cell = lnext(arguments, cell))
-	{
-		if (list_cell_number(arguments, cell) < first)
-			continue;
-		Var *var = scanned_column(static_cast<Node *>(lfirst(cell)), static_cast<int>(walk->scanrelid));
-		if (var != nullptr && var->varattno <= walk->natts)
-			walk->detoasting[var->varattno - 1]++;
-	}
-	return expression_tree_walker(node, walker, walk);
+	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(walk_uses)), walk);
 }
 
 List *
@@ -129,7 +106,7 @@ static_assert(std::is_trivially_destructible_v<RewriteContext>); // on frames an
 
 // The HotheapRead node for `scan`, or `scan` itself when nothing is gained.
 Plan *
-read_node_for(Scan *scan, RewriteContext *context)
+read_node_for(Scan *scan, RewriteContext *context, const Demand &demand)
 {
 	if (IsA(scan, IndexScan) && reinterpret_cast<IndexScan *>(scan)->indexorderby != NIL)
 		return &scan->plan;
@@ -147,26 +124,23 @@ read_node_for(Scan *scan, RewriteContext *context)
 		return &scan->plan;
 	}
 	TupleDesc desc = RelationGetDescr(rel);
-	UseWalk walk{scan->scanrelid, desc->natts, false, static_cast<bool *>(palloc0(sizeof(bool) * (desc->natts + 1))),
-				 static_cast<int *>(palloc0(sizeof(int) * (desc->natts + 1))), true};
+	UseWalk walk{scan->scanrelid, desc->natts, false, static_cast<bool *>(palloc0(sizeof(bool) * (desc->natts + 1)))};
 	walk_uses(reinterpret_cast<Node *>(scan->plan.qual), &walk);
 	walk_uses(reinterpret_cast<Node *>(scan->plan.targetlist), &walk);
 
 	core::ReadShape shape;
 	shape.whole_row = walk.whole_row;
-	shape.rows = read_path_rows(scan->plan.plan_rows);
 	shape.columns.resize(desc->natts);
 	for (int i = 0; i < desc->natts; ++i)
+		shape.columns[i].read = walk.read[i];
+	core::ReadPlan decision = core::plan_read(shape); // columns first: rows_read() may read the disk
+	if (decision.deformed.empty() || shape.whole_row)
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		core::ColumnUse &use = shape.columns[i];
-		use.read = walk.read[i];
-		use.toastable = att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN && !att->attisdropped;
-		use.detoasting_reads = walk.detoasting[i];
-		if (core::needs_stored_form_evidence(use, shape.rows))
-			use.seen_extended = values_seen_extended(rel, static_cast<AttrNumber>(i + 1));
+		RelationClose(rel);
+		return &scan->plan;
 	}
-	const core::ReadPlan decision = core::plan_read(shape);
+	shape.rows_read = rows_read(scan, rel, demand);
+	decision = core::plan_read(shape);
 	if (!decision.worthwhile())
 	{
 		RelationClose(rel);
@@ -190,16 +164,7 @@ read_node_for(Scan *scan, RewriteContext *context)
 	if (IsA(scan, IndexScan))
 		node->flags |= CUSTOMPATH_SUPPORT_MARK_RESTORE;
 	node->custom_relids = bms_make_singleton(scan->scanrelid);
-	List *detoast = int_list(decision.detoast_once);
-	List *marked_qual = NIL;
-	List *marked_tlist = NIL;
-	if (detoast != NIL)
-	{
-		marked_qual = with_shared_markers(scan->plan.qual, static_cast<int>(scan->scanrelid), detoast);
-		marked_tlist = with_shared_markers(scan->plan.targetlist, static_cast<int>(scan->scanrelid), detoast);
-	}
-	node->custom_private = list_make5(makeInteger(decision.selective ? 1 : 0), int_list(decision.deformed), detoast,
-									  marked_qual, marked_tlist);
+	node->custom_private = list_make1(int_list(decision.deformed));
 	node->methods = read_scan_methods();
 
 	// The scan returns whole rows; its initPlans go with the expressions that use them.
@@ -211,58 +176,31 @@ read_node_for(Scan *scan, RewriteContext *context)
 	return &node->scan.plan;
 }
 
-Plan *rewrite(Plan *plan, RewriteContext *context);
+Plan *rewrite(Plan *plan, RewriteContext *context, Demand demand);
 
 void
-rewrite_list(List *plans, RewriteContext *context)
+rewrite_list(List *plans, RewriteContext *context, const Demand &demand)
 {
 	for (ListCell *cell = list_head(plans); cell != nullptr; cell = lnext(plans, cell))
-		lfirst(cell) = rewrite(static_cast<Plan *>(lfirst(cell)), context);
+		lfirst(cell) = rewrite(static_cast<Plan *>(lfirst(cell)), context, demand);
 }
 
-// The children a plan node keeps outside lefttree and righttree.
-List *
-listed_children(Plan *plan)
-{
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			return reinterpret_cast<Append *>(plan)->appendplans;
-		case T_MergeAppend:
-			return reinterpret_cast<MergeAppend *>(plan)->mergeplans;
-		case T_CustomScan:
-			return reinterpret_cast<CustomScan *>(plan)->custom_plans;
-		case T_BitmapAnd:
-			return reinterpret_cast<BitmapAnd *>(plan)->bitmapplans;
-		case T_BitmapOr:
-			return reinterpret_cast<BitmapOr *>(plan)->bitmapplans;
-		default:
-			return NIL;
-	}
-}
 
 Plan *
-rewrite(Plan *plan, RewriteContext *context)
+rewrite(Plan *plan, RewriteContext *context, Demand demand)
 {
 	if (plan == nullptr)
 		return nullptr;
-	if (is_project_node(plan))
-	{
-		// Its input is both custom_plans' and, for EXPLAIN, lefttree (project_node.hpp).
-		auto *custom = reinterpret_cast<CustomScan *>(plan);
-		Plan *input = rewrite(static_cast<Plan *>(linitial(custom->custom_plans)), context);
-		linitial(custom->custom_plans) = input;
-		plan->lefttree = input;
-		return plan;
-	}
-	plan->lefttree = rewrite(plan->lefttree, context);
-	plan->righttree = rewrite(plan->righttree, context);
+	if (plan->lefttree != nullptr)
+		plan->lefttree = rewrite(plan->lefttree, context, input_demand(plan, plan->lefttree, demand));
+	if (plan->righttree != nullptr)
+		plan->righttree = rewrite(plan->righttree, context, input_demand(plan, plan->righttree, demand));
 	switch (nodeTag(plan))
 	{
 		case T_SubqueryScan:
 		{
 			auto *subquery = reinterpret_cast<SubqueryScan *>(plan);
-			subquery->subplan = rewrite(subquery->subplan, context);
+			subquery->subplan = rewrite(subquery->subplan, context, demand);
 			break;
 		}
 		case T_CustomScan:
@@ -271,9 +209,9 @@ rewrite(Plan *plan, RewriteContext *context)
 		case T_SeqScan:
 		case T_IndexScan:
 		case T_BitmapHeapScan:
-			return read_node_for(reinterpret_cast<Scan *>(plan), context);
+			return read_node_for(reinterpret_cast<Scan *>(plan), context, demand);
 		default:
-			rewrite_list(listed_children(plan), context);
+			rewrite_list(listed_children(plan), context, demand);
 			break;
 	}
 	return plan;
@@ -295,18 +233,18 @@ max_plan_node_id(Plan *plan, int *max_id)
 }
 
 void
-add_read_nodes(PlannedStmt *stmt)
+add_read_path(PlannedStmt *stmt)
 {
+	// First the markers, in every node's expressions (D14b); then each scan's node, which takes
+	// the scan's expressions, markers and all (D14).
+	place_shared_markers(stmt);
 	int max_id = 0;
 	max_plan_node_id(stmt->planTree, &max_id);
 	for (ListCell *cell = list_head(stmt->subplans); cell != nullptr; cell = lnext(stmt->subplans, cell))
 		max_plan_node_id(static_cast<Plan *>(lfirst(cell)), &max_id);
 	RewriteContext context{stmt, max_id + 1};
-	// First the nodes above the scans: their expressions over the scans' rows move into the
-	// scans' output lists or HotheapProject nodes (D14b); then each scan's own decision.
-	push_consumers_down(stmt, &context.next_plan_node_id);
-	stmt->planTree = rewrite(stmt->planTree, &context);
-	rewrite_list(stmt->subplans, &context);
+	stmt->planTree = rewrite(stmt->planTree, &context, Demand{});
+	rewrite_list(stmt->subplans, &context, Demand{});
 }
 
 PlannedStmt *
@@ -315,7 +253,7 @@ plan_with_read_path(COMPAT_PLANNER_PARAMS)
 	PlannedStmt *stmt = previous_planner != nullptr ? previous_planner(COMPAT_PLANNER_ARGS)
 													: standard_planner(COMPAT_PLANNER_ARGS);
 	if (settings.read_path && stmt->commandType != CMD_UTILITY)
-		add_read_nodes(stmt);
+		add_read_path(stmt);
 	return stmt;
 }
 

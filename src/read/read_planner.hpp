@@ -1,9 +1,10 @@
-// The read path's planning side (D14): after the standard planner, every sequential, index
-// and bitmap heap scan of a hotheap table whose expressions gain from selective deformation
-// or a shared detoasted copy (core/read_plan.hpp) gets a HotheapRead node above it
+// The read path's planning side: after the standard planner, the shared detoast markers go
+// into every node's expressions (D14b, shared_markers.hpp), then every sequential, index and
+// bitmap heap scan of a hotheap table whose expressions gain from selective deformation over
+// the rows it will read (core/read_plan.hpp, D14c) gets a HotheapRead node above it
 // (read_scan.hpp), which takes over the scan's filter and output list.
 //
-// Invariants:
+// Invariants of the HotheapRead placement:
 //  1. Only the plan's shape changes: the scan keeps its rows, order, index conditions and
 //     parallel awareness; the node evaluates exactly the filter and output list the scan had.
 //     A scan that would evaluate expressions on its own rows anyway (index ORDER BY distance

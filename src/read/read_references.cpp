@@ -2,30 +2,45 @@
 
 extern "C" {
 #include "access/transam.h"
+#include "catalog/pg_language_d.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type_d.h"
+#include "mb/pg_wchar.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 #include "utils/fmgroids.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
 }
 
 namespace hotplus {
 
 namespace {
 
-// Built-in functions whose result depends on how their argument is stored.
+// Built-in C functions that may read less than the whole value of a varlena argument when
+// called, or nothing of it (read_references.hpp): by the C function, so that every SQL name
+// of it is covered.
 bool
-reads_storage(Oid function)
+reads_part_or_storage(PGFunction code)
 {
-	switch (function)
-	{
-		case F_PG_COLUMN_SIZE:
-		case F_PG_COLUMN_COMPRESSION:
+	static const PGFunction partial[] = {
+		// the stored size, or a slice (varlena.c, varchar.c)
+		texteq, textne, byteaeq, byteane, textoctetlen, byteaoctetlen, bpcharoctetlen, text_substr,
+		text_substr_no_len, text_left, text_starts_with, bytea_substr, bytea_substr_no_len,
+		// the type, the collation, the nullness
+		pg_typeof, pg_collation_for, pg_num_nulls, pg_num_nonnulls,
+		// the storage
+		pg_column_size, pg_column_compression,
 #ifdef F_PG_COLUMN_TOAST_CHUNK_ID
-		case F_PG_COLUMN_TOAST_CHUNK_ID:
+		pg_column_toast_chunk_id,
 #endif
+	};
+	for (PGFunction f : partial)
+		if (code == f)
 			return true;
-		default:
-			return false;
-	}
+	// length() of text answers from the stored size in a single-byte encoding (text_length()).
+	return code == textlen && pg_database_encoding_max_length() == 1;
 }
 
 // Built-in functions that may return an argument as they received it, undetoasted
@@ -55,57 +70,103 @@ returns_argument_as_passed(Oid function)
 	}
 }
 
-// Hand-assigned OIDs (below FirstGenbkiObjectId) are the functions of pg_proc.dat: C code of
-// the server. Functions made later by initdb's SQL scripts or by users are not trusted.
+// Built-in functions with a by-reference result that is always made anew, never their argument
+// nor a pointer into it (read in the server's source, 15 to 19): jsonb field and element
+// extraction (JsonbValueToJsonb(), JsonbValueAsText(), JsonbToCString() copy), #>> (as
+// text, also for an empty path; #> returns the document itself there), md5().
 bool
-built_in_value_reader(Oid function)
+returns_fresh_value(Oid function)
 {
-	return OidIsValid(function) && function < FirstGenbkiObjectId && !reads_storage(function);
+	switch (function)
+	{
+		case F_JSONB_OBJECT_FIELD:
+		case F_JSONB_OBJECT_FIELD_TEXT:
+		case F_JSONB_ARRAY_ELEMENT:
+		case F_JSONB_ARRAY_ELEMENT_TEXT:
+		case F_JSONB_EXTRACT_PATH_TEXT:
+		case F_MD5_TEXT:
+			return true;
+		default:
+			return false;
+	}
+}
+
+// Hand-assigned OIDs (below FirstGenbkiObjectId) are the functions of pg_proc.dat. Functions
+// made later by initdb's SQL scripts or by users are not trusted.
+bool
+built_in(Oid function)
+{
+	return OidIsValid(function) && function < FirstGenbkiObjectId;
+}
+
+// The function a call runs, or InvalidOid.
+Oid
+called_function(Node *call, List **args)
+{
+	switch (nodeTag(call))
+	{
+		case T_FuncExpr:
+			*args = reinterpret_cast<FuncExpr *>(call)->args;
+			return reinterpret_cast<FuncExpr *>(call)->funcid;
+		case T_OpExpr:
+			*args = reinterpret_cast<OpExpr *>(call)->args;
+			return reinterpret_cast<OpExpr *>(call)->opfuncid;
+		default:
+			*args = NIL;
+			return InvalidOid;
+	}
+}
+
+Node *
+unrelabeled(Node *node)
+{
+	while (node != nullptr && IsA(node, RelabelType))
+		node = reinterpret_cast<Node *>(reinterpret_cast<RelabelType *>(node)->arg);
+	return node;
 }
 
 } // namespace
 
-bool
-value_function(Oid function)
+List *
+consumer_arguments(Node *call)
 {
-	return built_in_value_reader(function) && !returns_argument_as_passed(function);
+	List *args = NIL;
+	const Oid function = called_function(call, &args);
+	if (!built_in(function) || returns_argument_as_passed(function))
+		return NIL;
+	return args;
 }
 
-List *
-detoasting_arguments(Node *node, int *first)
+bool
+argument_qualifies(Node *call, int position)
 {
-	*first = 0;
-	if (node == nullptr)
-		return NIL;
-	switch (nodeTag(node))
+	List *args = NIL;
+	const Oid function = called_function(call, &args);
+	Node *column = unrelabeled(static_cast<Node *>(list_nth(args, position)));
+	// The other arguments: non-NULL constants, or the same column.
+	for (ListCell *cell = list_head(args); cell != nullptr; cell = lnext(args, cell))
 	{
-		case T_FuncExpr:
-		{
-			auto *call = reinterpret_cast<FuncExpr *>(node);
-			return value_function(call->funcid) ? call->args : NIL;
-		}
-		case T_OpExpr:
-		case T_DistinctExpr:
-		{
-			auto *call = reinterpret_cast<OpExpr *>(node);
-			return value_function(call->opfuncid) ? call->args : NIL;
-		}
-		case T_NullIfExpr:
-		{
-			// NULLIF returns its first argument as it received it (ExecEvalNullIf): only the
-			// second may be a copy.
-			auto *call = reinterpret_cast<OpExpr *>(node);
-			*first = 1;
-			return built_in_value_reader(call->opfuncid) ? call->args : NIL;
-		}
-		case T_ScalarArrayOpExpr:
-		{
-			auto *call = reinterpret_cast<ScalarArrayOpExpr *>(node);
-			return built_in_value_reader(call->opfuncid) ? call->args : NIL;
-		}
-		default:
-			return NIL;
+		if (list_cell_number(args, cell) == position)
+			continue;
+		Node *other = unrelabeled(static_cast<Node *>(lfirst(cell)));
+		if (other != nullptr && IsA(other, Const) && !reinterpret_cast<Const *>(other)->constisnull)
+			continue;
+		if (equal(other, column))
+			continue;
+		return false;
 	}
+	HeapTuple tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(function));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	auto *proc = reinterpret_cast<Form_pg_proc>(GETSTRUCT(tuple));
+	const bool candidate = proc->prolang == INTERNALlanguageId && proc->proisstrict && position < proc->pronargs &&
+						   proc->proargtypes.values[position] != ANYOID;
+	ReleaseSysCache(tuple);
+	if (!candidate)
+		return false;
+	FmgrInfo code;
+	fmgr_info(function, &code); // built in: found in fmgr's table, nothing allocated
+	return !reads_part_or_storage(code.fn_addr);
 }
 
 bool
@@ -113,31 +174,55 @@ hides_storage(Node *node)
 {
 	if (node == nullptr)
 		return false;
+	Oid function;
 	switch (nodeTag(node))
 	{
 		case T_FuncExpr:
-			return !built_in_value_reader(reinterpret_cast<FuncExpr *>(node)->funcid);
+			function = reinterpret_cast<FuncExpr *>(node)->funcid;
+			break;
 		case T_OpExpr:
 		case T_DistinctExpr:
 		case T_NullIfExpr:
-			return !built_in_value_reader(reinterpret_cast<OpExpr *>(node)->opfuncid);
+			function = reinterpret_cast<OpExpr *>(node)->opfuncid;
+			break;
 		case T_ScalarArrayOpExpr:
-			return !built_in_value_reader(reinterpret_cast<ScalarArrayOpExpr *>(node)->opfuncid);
+			function = reinterpret_cast<ScalarArrayOpExpr *>(node)->opfuncid;
+			break;
 		case T_SubPlan:
 		case T_AlternativeSubPlan:
-		case T_Aggref:
-		case T_WindowFunc:
 			return true;
 		default:
 			return false;
 	}
+	if (!built_in(function))
+		return true;
+	FmgrInfo code;
+	fmgr_info(function, &code);
+	return code.fn_addr == pg_column_size || code.fn_addr == pg_column_compression
+#ifdef F_PG_COLUMN_TOAST_CHUNK_ID
+		   || code.fn_addr == pg_column_toast_chunk_id
+#endif
+		;
+}
+
+bool
+result_may_alias(Node *call)
+{
+	List *args = NIL;
+	const Oid function = called_function(call, &args);
+	if (IsA(call, FuncExpr) ? reinterpret_cast<FuncExpr *>(call)->funcretset
+							: reinterpret_cast<OpExpr *>(call)->opretset)
+		return true; // its state may point into the argument across calls
+	const Oid result_type = exprType(call);
+	if (result_type != INTERNALOID && get_typbyval(result_type))
+		return false;
+	return !returns_fresh_value(function);
 }
 
 Var *
 scanned_column(Node *arg, int varno)
 {
-	while (arg != nullptr && IsA(arg, RelabelType))
-		arg = reinterpret_cast<Node *>(reinterpret_cast<RelabelType *>(arg)->arg);
+	arg = unrelabeled(arg);
 	if (arg == nullptr || !IsA(arg, Var))
 		return nullptr;
 	auto *var = reinterpret_cast<Var *>(arg);

@@ -2,13 +2,10 @@
 
 #include "read/selective_deform.hpp"
 #include "read/node_input.hpp"
-#include "read/shared_detoast.hpp"
-#include "am/stored_form.hpp"
 #include "am/settings.hpp"
 #include "stats/stats.hpp"
 
 extern "C" {
-#include "access/detoast.h"
 #include "access/parallel.h"
 #include "commands/explain.h"
 #include "executor/execExpr.h"
@@ -36,48 +33,30 @@ struct ReadScanState
 	bool active;
 	bool selective;
 	SelectiveDeform deform;
-	SharedDetoast detoast; // the shared columns, read from the scan's row
 	bool executed;
 	int64 rows_returned;
 	bool compiled_for_heap_rows; // ExecInitCustomScan compiled the expressions for heap slots
-	// The marked expressions are not compiled yet: the executor's run until a row has a
-	// shared column that needs detoasting (invariant 5).
-	bool lazy;
 	// While the executor's expressions run and were compiled for a virtual slot (PG15), the
-	// last column they read: they read the slot's values without deforming (invariant 6).
+	// last column they read: they read the slot's values without deforming (invariant 5).
 	AttrNumber deform_up_to;
 };
 
-// For the planner's next one-row statements on the table (stored_form.hpp): which shared
-// columns of the first row that needed detoasting were stored compressed or out of line.
-void
-note_extended_values(const SharedDetoast *detoast, TupleTableSlot *row, Oid relid)
-{
-	for (int c = 0; c < detoast->nshared; ++c)
-	{
-		const AttrNumber attno = detoast->shared[c].attno;
-		if (row->tts_nvalid < attno) // shared_detoast_needed() stopped at the first
-			slot_getsomeattrs(row, attno);
-		if (!row->tts_isnull[attno - 1] && needs_detoasting(row->tts_values[attno - 1]))
-			note_extended_value(relid, attno);
-	}
-}
-
-// Compiles the filter and output list, with the shared columns' references as markers.
+// Compiles the filter and output list for the scan's slot type (invariant 5's exception):
+// compiled so, they deform what they read.
 void
 compile_expressions(ReadScanState *state)
 {
-	auto *plan = reinterpret_cast<CustomScan *>(state->css.ss.ps.plan);
-	const bool marked = state->detoast.nshared > 0;
-	shared_detoast_compile(&state->detoast, &state->css.ss.ps,
-						   marked ? static_cast<List *>(list_nth(plan->custom_private, kPrivateMarkedQual))
-								  : plan->scan.plan.qual,
-						   marked ? static_cast<List *>(list_nth(plan->custom_private, kPrivateMarkedTlist))
-								  : plan->scan.plan.targetlist,
-						   state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor);
-	// Compiled for the scan's slot type, they deform what they read; nothing is left to compile.
+	PlanState *ps = &state->css.ss.ps;
+	auto *plan = reinterpret_cast<CustomScan *>(ps->plan);
+	// The first compilation's SubPlans are dropped with it (their plans are initialized once
+	// per query, elsewhere); the new ones take their place.
+	ps->subPlan = NIL;
+	ps->qual = ExecInitQual(plan->scan.plan.qual, ps);
+	if (ps->ps_ProjInfo != nullptr)
+		ps->ps_ProjInfo = ExecBuildProjectionInfo(plan->scan.plan.targetlist, ps->ps_ExprContext,
+												  ps->ps_ResultTupleSlot, ps,
+												  state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor);
 	state->deform_up_to = 0;
-	state->lazy = false;
 }
 
 Node *
@@ -95,7 +74,7 @@ create_state(CustomScan *)
 // includes one it evaluates through a shortcut for one Var of a virtual slot (ExecJust*VarVirt,
 // ExecReadyInterpretedExpr: a single Var or an output list of one Var, which includes a
 // SubPlan's arguments and a hashed SubPlan's left-hand projection). Those assert
-// TTS_IS_VIRTUAL, so the node's rows (heap tuples, deformed as invariant 6 says) must not
+// TTS_IS_VIRTUAL, so the node's rows (heap tuples, deformed as invariant 5 says) must not
 // reach them: the node compiles its own for the scan's slot type instead. (Release builds
 // read the same deformed values either way; assert-enabled ones stopped.)
 bool
@@ -127,7 +106,7 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	// The rows the node evaluates are the scan's, in slots of the scan's type (its own or
 	// EvalPlanQual's, made by the same table AM). Where the executor could not be told
 	// (PG15: a custom scan's slot is virtual), its filter and output list read the slot's
-	// values without deforming them: the node deforms each row first (invariant 6).
+	// values without deforming them: the node deforms each row first (invariant 5).
 	if (state->scan_slot->tts_ops != &TTSOpsBufferHeapTuple)
 		elog(ERROR, "hotplus: HotheapRead above a scan whose rows are not heap tuples");
 	node->ss.ps.scanops = state->scan_slot->tts_ops;
@@ -149,30 +128,16 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	state->deform_up_to = state->compiled_for_heap_rows || deformed == NIL
 							  ? 0
 							  : static_cast<AttrNumber>(llast_int(deformed));
-	// Invariant 6's exception: expressions the executor evaluates through its shortcuts for
+	// Invariant 5's exception: expressions the executor evaluates through its shortcuts for
 	// one Var of a virtual slot, which assert that the slot is virtual.
 	const bool compile_now = !state->compiled_for_heap_rows && uses_virtual_slot_shortcuts(node);
 	state->active = settings.read_path;
-	if (!state->active)
-	{
-		if (compile_now)
-			compile_expressions(state);
-		return;
-	}
-	List *detoast = static_cast<List *>(list_nth(plan->custom_private, kPrivateDetoast));
-	state->selective = intVal(list_nth(plan->custom_private, kPrivateSelective)) != 0 &&
-					   node->ss.ps.ps_ProjInfo != nullptr &&
-					   selective_deform_init(&state->deform, state->scan_slot->tts_tupleDescriptor, deformed);
-	// Only detoasted copies live per row: the memory for them is made with the first one, so
-	// a scan whose values are all inline and uncompressed, or a node without shared columns,
-	// resets nothing per row.
-	shared_detoast_init(&state->detoast, detoast, estate->es_query_cxt, false);
-	// The marked expressions wait for the first row that needs them: a scan whose values
-	// are all inline and uncompressed (a one-row UPDATE of a small document) never compiles
-	// them.
-	state->lazy = state->detoast.nshared > 0;
 	if (compile_now)
 		compile_expressions(state);
+	if (!state->active)
+		return;
+	state->selective = node->ss.ps.ps_ProjInfo != nullptr &&
+					   selective_deform_init(&state->deform, state->scan_slot->tts_tupleDescriptor, deformed);
 }
 
 TupleTableSlot *
@@ -187,7 +152,6 @@ exec(CustomScanState *node)
 	for (;;)
 	{
 		ResetExprContext(econtext);
-		shared_detoast_next_row(&state->detoast);
 
 		TupleTableSlot *returned = ExecProcNode(state->scan);
 		if (TupIsNull(returned))
@@ -199,16 +163,7 @@ exec(CustomScanState *node)
 																  : returned;
 		if (state->selective && row == state->scan_slot && row->tts_nvalid == 0)
 			selective_deform(&state->deform, row);
-		// Invariant 5: the marked expressions from the first row that needs them on, at a
-		// row boundary (nothing of this row was evaluated yet).
-		if (state->lazy && shared_detoast_needed(&state->detoast, row))
-		{
-			note_extended_values(&state->detoast, row, RelationGetRelid(node->ss.ss_currentRelation));
-			compile_expressions(state);
-			qual = node->ss.ps.qual;
-			projection = node->ss.ps.ps_ProjInfo;
-		}
-		// Invariant 6.
+		// Invariant 5.
 		if (row->tts_nvalid < state->deform_up_to)
 			slot_getsomeattrs(row, state->deform_up_to);
 
@@ -232,15 +187,12 @@ end(CustomScanState *node)
 	// Counted by the backend that runs the statement; parallel workers' nodes are not.
 	if (state->active && state->executed && !IsParallelWorker())
 		stats_count_read(RelationGetRelid(node->ss.ss_currentRelation), state->rows_returned);
-	shared_detoast_end(&state->detoast);
 }
 
 void
 rescan(CustomScanState *node)
 {
-	auto *state = reinterpret_cast<ReadScanState *>(node);
-	shared_detoast_next_row(&state->detoast);
-	rescan_input(node, state->scan);
+	rescan_input(node, reinterpret_cast<ReadScanState *>(node)->scan);
 }
 
 void
@@ -286,15 +238,6 @@ explain(CustomScanState *node, List *, ExplainState *es)
 		for (ListCell *cell = list_head(deformed); cell != nullptr; cell = lnext(deformed, cell))
 			columns[n++] = static_cast<AttrNumber>(lfirst_int(cell));
 		ExplainPropertyText("Deformed Columns", column_names(desc, columns, n), es);
-	}
-	if (state->detoast.nshared > 0)
-	{
-		auto *columns = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * state->detoast.nshared));
-		for (int i = 0; i < state->detoast.nshared; ++i)
-			columns[i] = state->detoast.shared[i].attno;
-		ExplainPropertyText("Detoasted Once", column_names(desc, columns, state->detoast.nshared), es);
-		if (es->analyze)
-			ExplainPropertyInteger("Values Detoasted", nullptr, state->detoast.values_detoasted, es);
 	}
 }
 

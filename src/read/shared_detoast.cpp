@@ -1,240 +1,458 @@
+// Core headers first, before any PostgreSQL header (they #error after postgres.h).
+#include "core/shared_copy.hpp"
+
 #include "read/shared_detoast.hpp"
 
-#include "read/read_references.hpp"
+#include "am/settings.hpp"
+#include "am/stored_form.hpp"
 
 extern "C" {
 #include "access/detoast.h"
-#include "executor/execExpr.h"
-#include "executor/executor.h"
-#include "nodes/nodeFuncs.h"
-#include "nodes/params.h"
+#include "access/htup_details.h"
+#include "catalog/pg_am.h"
+#include "commands/defrem.h"
+#include "catalog/pg_language_d.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type_d.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/memnodes.h"
+#include "utils/builtins.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
+}
+
+extern "C" {
+PGDLLEXPORT Datum hotplus_shared_value(PG_FUNCTION_ARGS);
+PG_FUNCTION_INFO_V1(hotplus_shared_value);
+PGDLLEXPORT Datum hotplus_shared_detoast_counts(PG_FUNCTION_ARGS);
+PG_FUNCTION_INFO_V1(hotplus_shared_detoast_counts);
 }
 
 namespace hotplus {
 
 namespace {
 
-// Markers standing for a shared column's references while the node's expressions are
-// compiled: a PARAM_EXTERN with paramid -attno (real external parameters are numbered from 1).
-Param *
-make_marker(Var *var)
+constexpr const char *kFunctionName = "hotplus_shared_value";
+
+// The ticket: the table in bits 0-31, the column in 32-42 (MaxHeapAttributeNumber is 1600),
+// the group in 43-62, whether the consumer aliases in 63.
+constexpr int kTicketAttnoShift = 32;
+constexpr uint64 kTicketAttnoMask = 0x7FF;
+constexpr int kTicketGroupShift = 43;
+constexpr uint64 kTicketAliases = uint64{1} << 63;
+static_assert(MaxHeapAttributeNumber <= kTicketAttnoMask);
+
+MarkerTicket
+ticket_of(uint64 ticket)
 {
-	Param *param = makeNode(Param);
-	param->paramkind = PARAM_EXTERN;
-	param->paramid = -var->varattno;
-	param->paramtype = var->vartype;
-	param->paramtypmod = var->vartypmod;
-	param->paramcollid = var->varcollid;
-	param->location = -1;
-	return param;
+	MarkerTicket t;
+	t.group = static_cast<uint32>((ticket >> kTicketGroupShift) & kMaxMarkerGroups);
+	t.use.result_may_alias = (ticket & kTicketAliases) != 0;
+	t.use.relid = static_cast<Oid>(ticket & 0xFFFFFFFF);
+	t.use.attno = static_cast<AttrNumber>((ticket >> kTicketAttnoShift) & kTicketAttnoMask);
+	return t;
 }
 
-struct MarkContext
-{
-	int varno;
-	List *shared_columns; // IntList
-};
-static_assert(std::is_trivially_destructible_v<MarkContext>); // on frames an ERROR may unwind
+SharedDetoastCounts counts;
 
-Node *
-mark_shared_references(Node *node, MarkContext *context)
+struct SharedGroup;
+
+// A copy, in the memory context it was made in (invariant 2), with the reset callback that
+// forgets it there.
+struct SharedCopy
 {
-	if (node == nullptr)
-		return nullptr;
-	if (hides_storage(node))
-		return static_cast<Node *>(copyObjectImpl(node));
-	int first = 0;
-	List *arguments = detoasting_arguments(node, &first);
-	if (arguments != NIL)
-	{
-		// Copy the call, then replace its qualifying arguments (under any relabeling); the
-		// others are walked as any expression.
-		Node *copy = static_cast<Node *>(copyObjectImpl(node));
-		List *copied = detoasting_arguments(copy, &first);
-		for (ListCell *cell = list_head(copied); cell != nullptr; cell = lnext(copied, cell))
+	MemoryContextCallback callback;
+	MemoryContext context;
+	SharedGroup *group;		// whose current copy it is; nullptr once left behind
+	bool released;			// core::CopyView::own_released
+	bool registered;		// in the registry of live copies
+	struct varlena *stored; // a private copy of the stored bytes it was made from
+	Datum value;			// detoasted
+};
+static_assert(std::is_trivially_destructible_v<SharedCopy>); // on frames an ERROR may unwind
+
+// One column as one plan node reads it: the markers with the same ticket in the executor's
+// per-query memory (`home`, the markers' FmgrInfos' memory), which holds it.
+struct SharedGroup
+{
+	uint32 id;
+	MemoryContext home;
+	SharedCopy *current;
+	bool noted; // its column was noted as met stored so (invariant 5)
+};
+static_assert(std::is_trivially_destructible_v<SharedGroup>);
+
+// The groups of one home, found through the reset callback it registers there.
+struct Shelf
+{
+	MemoryContextCallback callback;
+	SharedGroup **groups;
+	int ngroups;
+	int capacity;
+};
+
+// The copies alive in this backend that another group may be served (core::CopyView::
+// other_matches), most recent last. Bounded: a copy pushed out only stops being shared.
+constexpr int kRegistrySize = 8;
+SharedCopy *registry[kRegistrySize];
+int registered = 0;
+
+void
+unregister(SharedCopy *copy)
+{
+	if (!copy->registered)
+		return;
+	copy->registered = false;
+	for (int i = 0; i < registered; ++i)
+		if (registry[i] == copy)
 		{
-			if (list_cell_number(copied, cell) < first)
-			{
-				lfirst(cell) = mark_shared_references(static_cast<Node *>(lfirst(cell)), context);
-				continue;
-			}
-			Node **slot = reinterpret_cast<Node **>(&lfirst(cell));
-			while (*slot != nullptr && IsA(*slot, RelabelType))
-				slot = reinterpret_cast<Node **>(&reinterpret_cast<RelabelType *>(*slot)->arg);
-			Var *var = scanned_column(*slot, context->varno);
-			if (var != nullptr && list_member_int(context->shared_columns, var->varattno))
-				*slot = reinterpret_cast<Node *>(make_marker(var));
+			memmove(&registry[i], &registry[i + 1], sizeof(registry[0]) * (registered - i - 1));
+			--registered;
+			return;
+		}
+}
+
+void
+register_copy(SharedCopy *copy)
+{
+	if (registered == kRegistrySize)
+	{
+		registry[0]->registered = false;
+		memmove(&registry[0], &registry[1], sizeof(registry[0]) * (kRegistrySize - 1));
+		--registered;
+	}
+	registry[registered++] = copy;
+	copy->registered = true;
+}
+
+// The copy's memory context is being reset or deleted (invariant 2).
+void
+forget_copy(void *arg)
+{
+	auto *copy = static_cast<SharedCopy *>(arg);
+	if (copy->group != nullptr && copy->group->current == copy)
+		copy->group->current = nullptr;
+	unregister(copy);
+}
+
+void
+forget_shelf(void *)
+{
+	// The shelf and its groups go with their memory; the copies below it were forgotten first
+	// (MemoryContextDelete deletes the children, then calls the context's own callbacks).
+}
+
+// Invariant 3: whether `copy` was made from exactly these stored bytes.
+bool
+made_from(const SharedCopy *copy, const struct varlena *stored)
+{
+	const struct varlena *key = copy->stored;
+	if (VARATT_IS_EXTERNAL_ONDISK(stored))
+		return VARATT_IS_EXTERNAL_ONDISK(key) && memcmp(key, stored, VARSIZE_EXTERNAL(stored)) == 0;
+	return !VARATT_IS_EXTERNAL(key) && VARSIZE_ANY(key) == VARSIZE_ANY(stored) &&
+		   memcmp(key, stored, VARSIZE_ANY(stored)) == 0;
+}
+
+Size
+stored_size(const struct varlena *stored)
+{
+	return VARATT_IS_EXTERNAL_ONDISK(stored) ? VARSIZE_EXTERNAL(stored) : VARSIZE_ANY(stored);
+}
+
+SharedGroup *
+group_of(FmgrInfo *flinfo, uint32 id)
+{
+	if (flinfo->fn_extra != nullptr)
+		return static_cast<SharedGroup *>(flinfo->fn_extra);
+	MemoryContext home = flinfo->fn_mcxt;
+	Shelf *shelf = nullptr;
+	for (MemoryContextCallback *cb = home->reset_cbs; cb != nullptr; cb = cb->next)
+		if (cb->func == forget_shelf)
+			shelf = static_cast<Shelf *>(cb->arg);
+	if (shelf == nullptr)
+	{
+		shelf = static_cast<Shelf *>(MemoryContextAllocZero(home, sizeof(Shelf)));
+		shelf->callback.func = forget_shelf;
+		shelf->callback.arg = shelf;
+		MemoryContextRegisterResetCallback(home, &shelf->callback);
+	}
+	SharedGroup *group = nullptr;
+	for (int i = 0; i < shelf->ngroups && group == nullptr; ++i)
+		if (shelf->groups[i]->id == id)
+			group = shelf->groups[i];
+	if (group == nullptr)
+	{
+		if (shelf->ngroups == shelf->capacity)
+		{
+			const int capacity = Max(8, shelf->capacity * 2);
+			auto **groups = static_cast<SharedGroup **>(MemoryContextAlloc(home, sizeof(SharedGroup *) * capacity));
+			if (shelf->ngroups > 0)
+				memcpy(groups, shelf->groups, sizeof(SharedGroup *) * shelf->ngroups);
+			shelf->groups = groups;
+			shelf->capacity = capacity;
+		}
+		group = static_cast<SharedGroup *>(MemoryContextAllocZero(home, sizeof(SharedGroup)));
+		group->id = id;
+		group->home = home;
+		shelf->groups[shelf->ngroups++] = group;
+	}
+	flinfo->fn_extra = group;
+	return group;
+}
+
+// Whether a copy made in `context` is one the group can watch (invariant 2).
+bool
+watched(MemoryContext context, MemoryContext home)
+{
+	for (MemoryContext c = context; c != nullptr; c = c->parent)
+		if (c == home)
+			return true;
+	return false;
+}
+
+// Frees the group's current copy (core::CopyDecision::free_own). Its struct is unlinked from
+// its context's callbacks, then freed with the bytes.
+void
+free_copy(SharedCopy *copy)
+{
+	unregister(copy);
+	for (MemoryContextCallback **cb = &copy->context->reset_cbs; *cb != nullptr; cb = &(*cb)->next)
+		if (*cb == &copy->callback)
+		{
+			*cb = copy->callback.next;
+			break;
+		}
+	if (copy->group != nullptr && copy->group->current == copy)
+		copy->group->current = nullptr;
+	pfree(DatumGetPointer(copy->value));
+	pfree(copy->stored);
+	pfree(copy);
+}
+
+SharedCopy *
+registered_copy(const struct varlena *stored, const SharedGroup *group)
+{
+	for (int i = registered - 1; i >= 0; --i)
+		if (registry[i]->group != group && made_from(registry[i], stored))
+			return registry[i];
+	return nullptr;
+}
+
+pg_noinline Datum
+shared_value(FunctionCallInfo fcinfo, struct varlena *stored)
+{
+	// Invariant 4.
+	if (!settings.read_path)
+	{
+		++counts.passed_stored;
+		return PointerGetDatum(stored);
+	}
+	const MarkerTicket ticket = ticket_of(static_cast<uint64>(PG_GETARG_INT64(1)));
+	SharedGroup *group = group_of(fcinfo->flinfo, ticket.group);
+	MemoryContext here = CurrentMemoryContext;
+
+	core::CopyRequest request;
+	request.result_may_alias = ticket.use.result_may_alias;
+	core::CopyView view;
+	SharedCopy *own = group->current;
+	if (own != nullptr)
+	{
+		view.own_alive = true;
+		view.own_matches = made_from(own, stored);
+		view.own_in_context = own->context == here;
+		view.own_released = own->released;
+	}
+	SharedCopy *other = nullptr;
+	if (!view.own_matches && !request.result_may_alias)
+		other = registered_copy(stored, group);
+	view.other_matches = other != nullptr;
+	view.context_watched = watched(here, group->home);
+	const core::CopyDecision decision = core::decide_copy(view, request);
+
+	switch (decision.action)
+	{
+		case core::CopyAction::ServeOwn:
+			own->released |= decision.release_served;
+			++counts.copies_served;
+			return own->value;
+		case core::CopyAction::ServeOther:
+			other->released = true;
+			++counts.copies_served;
+			return other->value;
+		case core::CopyAction::PassStored:
+			++counts.passed_stored;
+			return PointerGetDatum(stored);
+		case core::CopyAction::MakeNew:
+			break;
+	}
+
+	// Detoast first: an ERROR (a missing chunk) leaves the group as it was.
+	struct varlena *value = detoast_attr(stored);
+	if (!group->noted && OidIsValid(ticket.use.relid))
+	{
+		note_extended_value(ticket.use.relid, ticket.use.attno);
+		group->noted = true;
+	}
+	const Size size = stored_size(stored);
+	auto *key = static_cast<struct varlena *>(palloc(size));
+	memcpy(key, stored, size);
+	SharedCopy *copy;
+	if (own != nullptr && decision.free_own && own->context == here)
+	{
+		// The freed copy's struct is already registered with this context: reused.
+		unregister(own);
+		pfree(DatumGetPointer(own->value));
+		pfree(own->stored);
+		copy = own;
+	}
+	else
+	{
+		if (own != nullptr)
+		{
+			if (decision.free_own)
+				free_copy(own);
 			else
-				lfirst(cell) = mark_shared_references(static_cast<Node *>(lfirst(cell)), context);
+				own->group = nullptr; // released: it lives until its context is reset
 		}
-		return copy;
+		copy = static_cast<SharedCopy *>(palloc0(sizeof(SharedCopy)));
+		copy->callback.func = forget_copy;
+		copy->callback.arg = copy;
+		copy->context = here;
+		MemoryContextRegisterResetCallback(here, &copy->callback);
 	}
-	return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(mark_shared_references)), context);
+	copy->group = group;
+	copy->released = decision.release_served;
+	copy->stored = key;
+	copy->value = PointerGetDatum(value);
+	group->current = copy;
+	register_copy(copy);
+	++counts.copies_made;
+	return copy->value;
 }
 
-// EEOP_PARAM_CALLBACK step of a marker: the row's shared copy, made on first use.
+// The cached marker function (shared_value_function()), forgotten with any change to pg_proc.
+Oid cached_function = InvalidOid;
+bool function_looked_up = false;
+
 void
-read_shared_column(ExprState *, ExprEvalStep *op, ExprContext *econtext)
+forget_function(Datum, CompatSysCacheId, uint32)
 {
-	auto *column = static_cast<SharedColumn *>(op->d.cparam.paramarg);
-	SharedDetoast *sd = column->owner;
-	TupleTableSlot *slot = sd->from_outer ? econtext->ecxt_outertuple : econtext->ecxt_scantuple;
-	const int index = column->attno - 1;
-	if (slot->tts_nvalid <= index)
-		slot_getsomeattrs(slot, column->attno);
-	if (slot->tts_isnull[index])
-	{
-		*op->resvalue = (Datum) 0;
-		*op->resnull = true;
-		return;
-	}
-	if (column->row != sd->row)
-	{
-		Datum stored = slot->tts_values[index];
-		column->row = sd->row;
-		column->stored = stored;
-		column->copy = stored;
-		if (needs_detoasting(stored))
-		{
-			if (sd->row_memory == nullptr)
-				sd->row_memory = AllocSetContextCreate(sd->parent, "hotplus shared detoast", ALLOCSET_DEFAULT_SIZES);
-			MemoryContext caller = MemoryContextSwitchTo(sd->row_memory);
-			column->copy = PointerGetDatum(detoast_attr(reinterpret_cast<struct varlena *>(DatumGetPointer(stored))));
-			MemoryContextSwitchTo(caller);
-			++sd->values_detoasted;
-		}
-	}
-	*op->resvalue = column->copy;
-	*op->resnull = false;
+	function_looked_up = false;
+	cached_function = InvalidOid;
 }
 
-struct CompileContext
+// The marker function in the schema of hotheap's handler (the extension's schema), checked to
+// be this library's C function.
+Oid
+look_up_function()
 {
-	ParamListInfo outer; // the statement's parameters, whose compilation is unchanged
-	SharedDetoast *sd;
-};
-static_assert(std::is_trivially_destructible_v<CompileContext>); // on frames an ERROR may unwind
-
-void
-compile_param(ParamListInfo params, Param *param, ExprState *expr, Datum *resv, bool *resnull)
-{
-	auto *context = static_cast<CompileContext *>(params->paramCompileArg);
-	if (param->paramkind == PARAM_EXTERN && param->paramid < 0)
-	{
-		SharedColumn *column = nullptr;
-		for (int i = 0; i < context->sd->nshared; ++i)
-			if (context->sd->shared[i].attno == -param->paramid)
-				column = &context->sd->shared[i];
-		if (column == nullptr)
-			elog(ERROR, "hotplus: no shared column %d in a read path node", -param->paramid);
-		ExprEvalStep step;
-		memset(&step, 0, sizeof(step));
-		step.opcode = EEOP_PARAM_CALLBACK;
-		step.resvalue = resv;
-		step.resnull = resnull;
-		step.d.cparam.paramfunc = read_shared_column;
-		step.d.cparam.paramarg = column;
-		step.d.cparam.paramid = param->paramid;
-		step.d.cparam.paramtype = param->paramtype;
-		ExprEvalPushStep(expr, &step);
-		return;
-	}
-	if (context->outer != nullptr && context->outer->paramCompile != nullptr)
-	{
-		context->outer->paramCompile(context->outer, param, expr, resv, resnull);
-		return;
-	}
-	// What ExecInitExprRec emits for an external parameter without a compile hook.
-	ExprEvalStep step;
-	memset(&step, 0, sizeof(step));
-	step.opcode = EEOP_PARAM_EXTERN;
-	step.resvalue = resv;
-	step.resnull = resnull;
-	step.d.param.paramid = param->paramid;
-	step.d.param.paramtype = param->paramtype;
-	ExprEvalPushStep(expr, &step);
+	const Oid relam = get_am_oid("hotheap", true);
+	if (!OidIsValid(relam))
+		return InvalidOid;
+	HeapTuple am = SearchSysCache1(AMOID, ObjectIdGetDatum(relam));
+	if (!HeapTupleIsValid(am))
+		return InvalidOid;
+	const Oid handler = reinterpret_cast<Form_pg_am>(GETSTRUCT(am))->amhandler;
+	ReleaseSysCache(am);
+	const Oid schema = get_func_namespace(handler);
+	if (!OidIsValid(schema))
+		return InvalidOid;
+	Oid args[2] = {INTERNALOID, INTERNALOID};
+	oidvector *signature = buildoidvector(args, 2);
+	HeapTuple proc = SearchSysCache3(PROCNAMEARGSNSP, CStringGetDatum(kFunctionName), PointerGetDatum(signature),
+									 ObjectIdGetDatum(schema));
+	if (!HeapTupleIsValid(proc))
+		return InvalidOid;
+	auto *form = reinterpret_cast<Form_pg_proc>(GETSTRUCT(proc));
+	Oid function = form->oid;
+	bool isnull = false;
+	const Datum source = SysCacheGetAttr(PROCOID, proc, Anum_pg_proc_prosrc, &isnull);
+	if (form->prolang != ClanguageId || form->proretset || !form->proisstrict || isnull ||
+		strcmp(TextDatumGetCString(source), kFunctionName) != 0)
+		function = InvalidOid;
+	ReleaseSysCache(proc);
+	return function;
 }
 
 } // namespace
 
-bool
-needs_detoasting(Datum stored)
+Oid
+shared_value_function()
 {
-	auto *value = reinterpret_cast<struct varlena *>(DatumGetPointer(stored));
-	return VARATT_IS_EXTERNAL(value) || VARATT_IS_COMPRESSED(value);
-}
-
-List *
-with_shared_markers(List *exprs, int varno, List *shared_columns)
-{
-	MarkContext mark{varno, shared_columns};
-	return reinterpret_cast<List *>(mark_shared_references(reinterpret_cast<Node *>(exprs), &mark));
-}
-
-void
-shared_detoast_init(SharedDetoast *sd, List *shared_columns, MemoryContext parent, bool from_outer)
-{
-	memset(sd, 0, sizeof(*sd));
-	sd->from_outer = from_outer;
-	sd->parent = parent;
-	sd->nshared = list_length(shared_columns);
-	if (sd->nshared == 0)
-		return;
-	sd->shared = static_cast<SharedColumn *>(MemoryContextAllocZero(parent, sizeof(SharedColumn) * sd->nshared));
-	int i = 0;
-	for (ListCell *cell = list_head(shared_columns); cell != nullptr; cell = lnext(shared_columns, cell), ++i)
+	if (!function_looked_up)
 	{
-		sd->shared[i].owner = sd;
-		sd->shared[i].attno = static_cast<AttrNumber>(lfirst_int(cell));
+		cached_function = look_up_function();
+		function_looked_up = true;
 	}
-}
-
-void
-shared_detoast_end(SharedDetoast *sd)
-{
-	if (sd->row_memory != nullptr)
-		MemoryContextDelete(sd->row_memory);
-	sd->row_memory = nullptr;
+	return cached_function;
 }
 
 bool
-shared_detoast_needed(const SharedDetoast *sd, TupleTableSlot *row)
+is_marker(Node *node)
 {
-	for (int c = 0; c < sd->nshared; ++c)
-	{
-		const int index = sd->shared[c].attno - 1;
-		if (row->tts_nvalid <= index)
-			slot_getsomeattrs(row, index + 1);
-		if (!row->tts_isnull[index] && needs_detoasting(row->tts_values[index]))
-			return true;
-	}
-	return false;
+	return node != nullptr && IsA(node, FuncExpr) && OidIsValid(cached_function) &&
+		   reinterpret_cast<FuncExpr *>(node)->funcid == cached_function;
+}
+
+Node *
+make_marker(Oid function, Var *var, uint32 group, const MarkerUse &use)
+{
+	Assert(group <= kMaxMarkerGroups);
+	uint64 ticket = (static_cast<uint64>(group) << kTicketGroupShift) |
+					(static_cast<uint64>(use.attno) & kTicketAttnoMask) << kTicketAttnoShift | use.relid;
+	if (use.result_may_alias)
+		ticket |= kTicketAliases;
+	Const *argument = makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(static_cast<int64>(ticket)),
+								false, FLOAT8PASSBYVAL);
+	// Shown as its first argument alone (ruleutils' get_func_expr: an implicit coercion).
+	FuncExpr *call = makeFuncExpr(function, var->vartype, list_make2(var, argument), InvalidOid, var->varcollid,
+								  COERCE_IMPLICIT_CAST);
+	return reinterpret_cast<Node *>(call);
+}
+
+MarkerTicket
+marker_ticket(FuncExpr *marker)
+{
+	return ticket_of(static_cast<uint64>(DatumGetInt64(static_cast<Const *>(lsecond(marker->args))->constvalue)));
+}
+
+const SharedDetoastCounts &
+shared_detoast_counts()
+{
+	return counts;
 }
 
 void
-shared_detoast_compile(SharedDetoast *sd, PlanState *ps, List *qual, List *tlist, TupleDesc input_desc)
+shared_detoast_init()
 {
-	EState *estate = ps->state;
-	CompileContext context{estate->es_param_list_info, sd};
-	ParamListInfo compiling = makeParamList(0);
-	compiling->paramCompile = compile_param;
-	compiling->paramCompileArg = &context;
-	// The first compilation's SubPlans are dropped with it (their plans are initialized once
-	// per query, elsewhere); the new ones take their place.
-	ps->subPlan = NIL;
-	estate->es_param_list_info = compiling;
-	PG_TRY();
-	{
-		ps->qual = ExecInitQual(qual, ps);
-		if (ps->ps_ProjInfo != nullptr)
-			ps->ps_ProjInfo = ExecBuildProjectionInfo(tlist, ps->ps_ExprContext, ps->ps_ResultTupleSlot, ps, input_desc);
-	}
-	PG_FINALLY();
-	{
-		estate->es_param_list_info = context.outer;
-	}
-	PG_END_TRY();
+	CacheRegisterSyscacheCallback(PROCOID, forget_function, (Datum) 0);
 }
 
 } // namespace hotplus
+
+// The marker (invariants above and core/shared_copy.hpp). Strict: a NULL never reaches it.
+Datum
+hotplus_shared_value(PG_FUNCTION_ARGS)
+{
+	auto *stored = reinterpret_cast<struct varlena *>(PG_GETARG_POINTER(0));
+	// Invariant 1: only compressed and out-of-line values are copied.
+	if (!VARATT_IS_EXTERNAL_ONDISK(stored) && !VARATT_IS_COMPRESSED(stored))
+		return PointerGetDatum(stored);
+	return hotplus::shared_value(fcinfo, stored);
+}
+
+Datum
+hotplus_shared_detoast_counts(PG_FUNCTION_ARGS)
+{
+	TupleDesc desc;
+	if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "hotplus_shared_detoast_counts: return type must be a row type");
+	const hotplus::SharedDetoastCounts &c = hotplus::shared_detoast_counts();
+	Datum values[3] = {Int64GetDatum(c.copies_made), Int64GetDatum(c.copies_served), Int64GetDatum(c.passed_stored)};
+	bool nulls[3] = {false, false, false};
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls));
+}

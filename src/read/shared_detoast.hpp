@@ -1,78 +1,78 @@
-// One detoasted copy per row of a column, shared by every reference that may use it (D14).
+// One detoasted copy per row and column, made where the value is first read, in whatever plan
+// node reads it (src/README.md D14b; the rule is core/shared_copy.hpp's).
 //
-// A node of the read path (HotheapRead on a scan, HotheapProject below the node that consumes
-// a scan's rows) compiles its expressions with the qualifying references to its shared columns
-// (read_references.hpp) replaced by markers; each marker is an EEOP_PARAM_CALLBACK step that
-// detoasts the row's value on first use into memory reset with the next row, and serves the
-// same copy to every later reference of that row.
+// The planner (shared_markers.hpp) wraps each reference that one copy may serve, a column
+// passed to a built-in function that reads its value (read_references.hpp), in a *marker*: a
+// call of the extension's C function hotplus_shared_value(value, ticket), shown as its
+// argument alone (an implicit cast) in EXPLAIN. The executor compiles it like any function
+// call, in every node, with or without JIT, in parallel workers and in EvalPlanQual's copies
+// of the plan; nothing else about the plan changes. The ticket says which *group* the
+// reference belongs to (one column as one plan node reads it) and what its consumer does
+// with a copy.
 //
-// Invariants:
-//  1. A copy is made only of a value stored compressed or out of line (needs_detoasting()); a
-//     short value is handed to the functions as stored, as heap hands it.
-//  2. A copy lives until the owner's next row (shared_detoast_next_row()), its rescan and its
-//     end: as long as heap's per-row memory, where a function's own detoasted copy lives.
-//  3. Which references may be markers is read_references.hpp's rule, at plan time, so the
-//     copy leaves a node only as heap's own function result would.
+// Invariants (beside those of core/shared_copy.hpp):
+//  1. Only a value stored compressed in line or out of line is ever copied (a short or
+//     uncompressed value, an expanded or indirect one, is passed on as stored, as heap passes
+//     it); the copy is detoast_attr()'s, the bytes heap's own call would have made.
+//  2. A copy is made in the memory context the reference is evaluated in (where the consumer
+//     would have made its own copy on heap), and only if that context is the group's
+//     (fn_mcxt: the executor's per-query memory) or below it; a reset callback registered
+//     there forgets it when the context is reset or deleted, before its memory goes.
+//  3. A copy is identified by the stored bytes it was made from: a private copy of a compressed
+//     value's bytes, or of an out-of-line value's TOAST pointer, compared in full. Rows do not
+//     name it, nor does the stored datum's address, which a later row may reuse (a buffer, a
+//     hash join batch reloaded, a slot's tuple freed and allocated again).
+//  4. With hotplus.read_path off when it runs, a marker passes the stored value on.
+//  5. A marker that makes a copy notes its column as met stored compressed or out of line
+//     (once per group), the evidence the planner asks before it places markers over few rows.
 #pragma once
 
 #include "am/pg.hpp"
 
 extern "C" {
-#include "nodes/execnodes.h"
-#include "nodes/pg_list.h"
+#include "nodes/primnodes.h"
 }
 
 namespace hotplus {
 
-struct SharedDetoast;
-
-// One column read through a shared copy.
-struct SharedColumn
+// What a marker's ticket tells it beside its group.
+struct MarkerUse
 {
-	SharedDetoast *owner;
-	AttrNumber attno; // 1-based, in the row the node reads (its scan or its input)
-	uint64 row;		  // the owner's row the copy belongs to (0: none yet)
-	Datum stored;	  // the datum as the row holds it
-	Datum copy;		  // detoasted (== stored when it needed no detoasting)
+	bool result_may_alias; // its consumer's result may be the copy or point into it (core::CopyRequest)
+	Oid relid;			   // the table its column is stored in (InvalidOid: several, an Append's)
+	AttrNumber attno;	   // ... and the column, noted as met stored so (am/stored_form.hpp)
 };
 
-struct SharedDetoast
+// Groups a statement's markers may have (the ticket's bits).
+inline constexpr uint32 kMaxMarkerGroups = (1u << 20) - 1;
+
+// The marker function's OID in the database (in the schema of hotheap's handler, the
+// extension's), or InvalidOid when the database has none (an older version's objects).
+Oid shared_value_function();
+
+// Whether `node` is a marker (shared_value_function() was asked before).
+bool is_marker(Node *node);
+
+// A marker for `var`: a call of `function` (shared_value_function()) in group `group`.
+Node *make_marker(Oid function, Var *var, uint32 group, const MarkerUse &use);
+
+// What a marker's ticket says (is_marker(marker) holds).
+struct MarkerTicket
 {
-	int nshared;
-	SharedColumn *shared;
-	bool from_outer;		  // the row is the expression context's outer tuple (else its scan tuple)
-	uint64 row;				  // advanced for every row the node reads
-	MemoryContext parent;	  // where row_memory is made
-	MemoryContext row_memory; // the copies of the current row; made with the first one
-	int64 values_detoasted;	  // copies made (EXPLAIN ANALYZE)
+	uint32 group;
+	MarkerUse use;
 };
+MarkerTicket marker_ticket(FuncExpr *marker);
 
-// Whether a datum is compressed or out of line (invariant 1).
-bool needs_detoasting(Datum stored);
-
-// A copy of exprs in which every qualifying reference to a column of shared_columns (IntList
-// of attribute numbers of Vars with varno `varno`: a scan's relation, or OUTER_VAR) is a
-// marker; made once at plan time (into custom_private), compiled by each execution's node.
-List *with_shared_markers(List *exprs, int varno, List *shared_columns);
-
-void shared_detoast_init(SharedDetoast *sd, List *shared_columns, MemoryContext parent, bool from_outer);
-
-// The next row (invariant 2).
-inline void
-shared_detoast_next_row(SharedDetoast *sd)
+// The backend's counts since it started (hotplus_shared_detoast_counts()).
+struct SharedDetoastCounts
 {
-	if (sd->row_memory != nullptr)
-		MemoryContextReset(sd->row_memory);
-	++sd->row;
-}
+	int64 copies_made;	   // values detoasted into a shared copy
+	int64 copies_served;   // references served by a copy made for another reference
+	int64 passed_stored;   // stored values passed on because no copy could be tracked or used
+};
+const SharedDetoastCounts &shared_detoast_counts();
 
-void shared_detoast_end(SharedDetoast *sd);
-
-// Whether a shared column of `row` is stored compressed or out of line.
-bool shared_detoast_needed(const SharedDetoast *sd, TupleTableSlot *row);
-
-// Compiles `qual` and `tlist` (marked) as ps's filter and projection, the markers served by
-// sd. A projection is built only where ps has one.
-void shared_detoast_compile(SharedDetoast *sd, PlanState *ps, List *qual, List *tlist, TupleDesc input_desc);
+void shared_detoast_init(); // _PG_init
 
 } // namespace hotplus

@@ -1,32 +1,40 @@
 #!/usr/bin/python3
-# Design points: D14
-"""Every built-in function's result, handed up by the read path, is heap's datum.
+# Design points: D14b
+"""Every built-in function a shared detoast marker serves reads the whole value on heap, and
+returns heap's datum.
 
-The read path serves a toastable column's references from one detoasted copy per row. A
-function that returns its argument hands that copy up to the nodes above: that must be what
-heap hands up there (the same bytes, header and compression), or pg_column_size(), the
-compression a table stores it with, and the memory of a Sort above would differ. Which
-functions return an argument as received (undetoasted) cannot be read off the catalog, so
-this test asks every one:
+The read path serves a toastable column's references from one detoasted copy per row
+(src/read/shared_detoast.hpp), made by a marker in the function's argument. Two things must
+hold for every function it serves, and neither can be read off the catalog, so this test asks
+every one:
+  - the function's result is heap's datum: a function that returns its argument hands the copy
+    up to the nodes above, which must be what heap hands up there (the same bytes, header and
+    compression), or pg_column_size(), the compression a table stores it with, and the memory
+    of a Sort above would differ;
+  - heap's call reads the whole value: a function that answers from the stored size or reads a
+    slice (texteq of unequal lengths, octet_length, substr) would have the marker detoast what
+    heap never does (read_references.hpp). Measured on the value stored out of line: the TOAST
+    blocks heap's call reads (pg_statio_user_tables) are those of a whole read.
 
-for every function of pg_proc that the read path treats as a built-in value reader (OID below
+For every function of pg_proc that the read path treats as a built-in value reader (OID below
 FirstGenbkiObjectId, not an aggregate or window function, not set-returning, not volatile,
-1-4 arguments) whose result type is varlena, and every argument position that can take a
-column of a table of toastable columns (text, varchar, bpchar, bytea, jsonb, json, tsvector,
-numeric, int[], text[], jsonb[], varbit, a composite type, int4range; polymorphic
-arguments resolved to the column's type), the call is made on three rows (the value
-compressed in line, stored out of line, short) twice in a subquery's output, with the other
-arguments from a table of sample constants, and above the subquery each result's
-pg_column_size(), pg_column_compression() and text are read. The rows must be equal with
-hotplus.read_path on and off; an error must be the same (SQLSTATE) on both sides. With the
-read path on, the subquery's scan must be a HotheapRead node detoasting the column (counted:
-the test fails if too few calls were served by it).
+1-4 arguments), and every argument position that can take a column of a table of toastable
+columns (text, varchar, bpchar, bytea, jsonb, json, tsvector, numeric, int[], text[], jsonb[],
+varbit, a composite type, int4range; polymorphic arguments resolved to the column's type), the
+call is made on three rows (the value compressed in line, stored out of line, short) twice in a
+subquery's output, with the other arguments from a table of sample constants, and above the
+subquery each result's pg_column_size(), pg_column_compression() and text are read. The rows
+must be equal with hotplus.read_path on and off; an error must be the same (SQLSTATE) on both
+sides. With the read path on, the subquery's references must be markers where the rule says
+(counted: the test fails if too few calls were served); for each call served, heap's call on
+the out-of-line row must read as many TOAST blocks as a whole read of the value.
 
 Usage: function_results.py [--only NAME]
 Connection from the usual PG* environment variables. Prints one line per mismatch (indented),
 a summary line starting with "#", and a final line "N passed, N failed" (one check per call).
 """
 import argparse
+import re
 import sys
 
 import psycopg2
@@ -147,7 +155,7 @@ def functions(conn, only):
         FROM pg_proc p JOIN pg_type r ON r.oid = p.prorettype
         WHERE p.oid < 10000 AND p.prokind = 'f' AND NOT p.proretset AND p.provolatile <> 'v'
           AND p.pronargs BETWEEN 1 AND 4 AND p.provariadic = 0
-          AND (r.typlen = -1 OR r.typtype = 'p')
+          AND (r.typlen = -1 OR r.typtype = 'p' OR r.typbyval)
           AND p.proname NOT IN ('pg_column_size', 'pg_column_compression', 'pg_column_toast_chunk_id')
           AND p.proname NOT LIKE '%%recv' AND p.proname NOT LIKE '%%send'
           AND p.proname NOT LIKE '%%\\_in' AND p.proname NOT LIKE '%%\\_out'
@@ -220,6 +228,24 @@ def run(conn, sql, read_path):
         return ("error", e.pgcode)
 
 
+def toast_blocks(conn, sql):
+    """The blocks of the out-of-line table's TOAST relation and its index that sql reads (hit or
+    read), run with the read path off (heap's calls)."""
+    def now():
+        q(conn, "SELECT pg_stat_force_next_flush()")
+        return q(conn, "SELECT coalesce(toast_blks_hit, 0) + coalesce(toast_blks_read, 0) + "
+                       "coalesce(tidx_blks_hit, 0) + coalesce(tidx_blks_read, 0) FROM pg_statio_user_tables "
+                       "WHERE relid = %s::regclass", (f"{SCHEMA}.external_rows",))[0][0]
+    before = now()
+    q(conn, "SET hotplus.read_path = off")
+    try:
+        q(conn, f"SELECT count(v) FROM ({sql}) s")
+    except psycopg2.Error:
+        conn.rollback()
+        return None
+    return now() - before
+
+
 def describe(result, other):
     """result, where it differs from other: the error, or the first differing row with the
     text shortened."""
@@ -244,7 +270,8 @@ def main():
     q(conn, "SET hotplus.read_path_everywhere = on")  # nodes on few-row scans too (read_plan.hpp)
     columns = setup(conn)
 
-    passed = failed = errors_both = served = slow = 0
+    passed = failed = errors_both = served = slow = partial = 0
+    whole = {}  # column -> TOAST blocks of a whole read of the out-of-line value
     every_call = [(fn[1] + str(tuple(fn[2])), column, call)
                   for fn in functions(conn, args.only) for column, call in calls(columns, fn)]
     if args.only is None:
@@ -252,7 +279,7 @@ def main():
     for name, column, call in every_call:
         for table in ("inline_rows", "external_rows"):
             # More references to the column (the call twice, and num_nulls(), a built-in
-            # function that takes any value): the read path detoasts it once.
+            # function that takes any value and reads none: no marker there).
             inner = (f"SELECT id, {call} AS x, {call} AS y, num_nulls({column}, {column}) AS z "
                      f"FROM {SCHEMA}.{table} OFFSET 0")
             sql = (f"SELECT id, pg_column_size(x), pg_column_compression(x), x::text, "
@@ -268,20 +295,34 @@ def main():
                     errors_both += 1
                 else:
                     q(conn, "SET hotplus.read_path = on")
+                    q(conn, "SET hotplus.read_path_show_markers = on")
                     plan = "\n".join(r[0] for r in q(conn, f"EXPLAIN (VERBOSE, COSTS OFF) {sql}"))
-                    served += "Detoasted Once: " + column in plan
+                    q(conn, "RESET hotplus.read_path_show_markers")
+                    marked = re.search(r"hotplus_shared_value\((\w+\.)?%s\b" % column, plan) is not None
+                    served += marked
+                    if marked and table == "external_rows":
+                        if column not in whole:
+                            whole[column] = toast_blocks(conn, f"SELECT md5({column}::text) AS v FROM {SCHEMA}.{table} WHERE id = 2")
+                        read = toast_blocks(conn, f"SELECT {call} IS NULL AS v FROM {SCHEMA}.{table} WHERE id = 2")
+                        if read is not None and read < whole[column]:
+                            partial += 1
+                            failed += 1
+                            passed -= 1
+                            print(f"    {name} on {table}.{column}: {call}")
+                            print(f"      served by a marker, but heap's call reads {read} TOAST blocks of a "
+                                  f"whole read's {whole[column]}")
                 continue
             failed += 1
             print(f"    {name} on {table}.{column}: {call}")
             print(f"      read path on:  {describe(on, off)}")
             print(f"      read path off: {describe(off, on)}")
     if args.only is None and served < 500:
-        print(f"    only {served} calls were served by a HotheapRead node's detoasted copy (expected 500 or more)")
+        print(f"    only {served} calls were served by a shared detoast marker (expected 500 or more)")
         failed += 1
     if failed == 0:
         q(conn, f"DROP SCHEMA {SCHEMA} CASCADE")
-    print(f"# {passed + failed} calls, {errors_both} failing the same way on both sides, {served} served by a shared copy, "
-          f"{slow} too slow to compare (statement_timeout)")
+    print(f"# {passed + failed} calls, {errors_both} failing the same way on both sides, {served} served by a marker "
+          f"({partial} of them reading less than the whole value on heap), {slow} too slow to compare (statement_timeout)")
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Design points: D14, D14b
+# Design points: D14, D14b, D14c
 """Randomized differential test of hotplus's read path: every query with hotplus.read_path on
 and off must return exactly the same rows.
 
@@ -19,8 +19,8 @@ For each seed, in its own schema (dropped when the seed passes):
     joins of every method, LATERAL, CTEs, window functions, UNION ALL, LIMIT, FOR UPDATE),
     with scan types forced at random; each runs with the read path on and off (fresh plans), and
     the rows (as text) must be equal: in order when the query orders totally, as multisets
-    otherwise. About half of them are shapes of the read path above the scan (D14b): two or
-    more calls over one big toastable column (x.big->'a', x.big->>'k', md5(x.t), length(x.t),
+    otherwise. About half of them are shapes of the shared detoast markers in nodes above the
+    scan (D14b): two or more calls over one big toastable column (x.big->'a', x.big->>'k', md5(x.t), length(x.t),
     get_byte(x.b, 1), x.arr[1]...; some with COLLATE) in what a plan node evaluates on a
     scan's rows:
       - aggregate arguments without and with FILTER, with DISTINCT and ORDER BY inside,
@@ -52,9 +52,10 @@ For each seed, in its own schema (dropped when the seed passes):
     ln, numeric::int, decode(t, 'hex')) appear where heap evaluates them only on rows where
     they do not fail: inside CASE, in a filtered aggregate, in a join's output list on the side
     its quals restrict, in a window's CASE, in a subquery scan with a filter (and rarely
-    unguarded, where both modes fail). EXPLAIN (VERBOSE) with the read path on tells
-    whether a HotheapRead and a HotheapProject node were used (counted separately); with it
-    off there must be neither, and neither may evaluate anything over oh's columns;
+    unguarded, where both modes fail). EXPLAIN (VERBOSE) with the read path on (and
+    hotplus.read_path_show_markers) tells whether a HotheapRead node and markers were used
+    (counted separately); with it off there must be neither, and neither may touch oh's
+    columns;
   - about 12% of the queries (q_exact) are issue 31's shapes, where a call moved below the node
     would differ from heap's: two or more calls that may move (x.big->'k', x.big->>'k', #>, #>>,
     ?, @>, length, octet_length, md5: none can fail) over one big column of t (or its
@@ -82,14 +83,15 @@ For each seed, in its own schema (dropped when the seed passes):
     the same query over the heap twins (oh and its views) must give the same rows or SQLSTATE;
     with work_mem = 64kB and without parallel query, EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) must
     show the same "Temp Written Blocks" at the top of the plan with the read path on and off, and
-    on the heap twin when its plan has the same nodes; then UPDATE ... FROM (SELECT ... OFFSET 0)
+    on the heap twin when its plan has the same nodes, and the same memory in every Sort, Hash
+    and hash aggregate (space used, peak memory, disk, batches) on and off; then UPDATE ... FROM (SELECT ... OFFSET 0)
     s ... RETURNING s (its whole row, calls over its column), rolled back, must return the same
     rows on and off, and on o as on oh;
   - prepared statements executed 7 times with parameters (prepared again after switching), and
     once planned with the read path on and executed with it off; two queries of the D14b shapes
     prepared with the read path on and executed with it on and off;
   - scrollable cursors (FETCH forward/BACKWARD/ABSOLUTE/RELATIVE, MOVE), half of them over a
-    totally ordered query of the shapes above (through HotheapProject nodes), and UPDATE/DELETE
+    totally ordered query of the shapes above (through their markers), and UPDATE/DELETE
     WHERE CURRENT OF through plain and FOR UPDATE cursors on two identical copies of the table;
   - EvalPlanQual: session A updates rows (filter columns and big columns) and holds its locks;
     session B (read path on for one copy, off for the other) runs UPDATE/DELETE ... RETURNING or
@@ -97,14 +99,14 @@ For each seed, in its own schema (dropped when the seed passes):
     B's result and the final table contents must match between the copies.
 A query that fails the same way (SQLSTATE) in both modes is skipped (counted), as is a heap twin
 failing with another SQLSTATE on a plan of other nodes (its rows come in another order); a failure
-on one side only, different SQLSTATEs, a server crash, a HotheapRead or HotheapProject node with
+on one side only, different SQLSTATEs, a server crash, a HotheapRead node or a marker with
 the read path off, or one evaluating the heap table's columns, a heap twin's other outcome or
 different temporary blocks fail the seed.
 
 Usage: readtest.py [--seeds A-B] [--verbose] [--avoid TAG,...] [--keep]
 Connection from the usual PG* environment variables (the script creates the extension and a
 role readtest_rls). Prints one line per seed ("seed N ok (Q queries, R through HotheapRead,
-P through HotheapProject, S skipped, E of issue 31's shapes (H against heap twins, B
+P with markers, S skipped, E of issue 31's shapes (H against heap twins, B
 temporary-block checks, W spilling), T s)": W of the B checks wrote temporary blocks; or "seed N
 FAILED (...)" with details indented by 4 spaces), a summary line starting with "#", and a final
 line
@@ -531,24 +533,43 @@ class Crash(Exception):
     pass
 
 
+MARKER = "hotplus_shared_value("
+
+
 def heap_side_sharing(plan):
-    """What of a JSON plan the read path evaluates over columns of oh (the heap table, always
-    aliased hx): a HotheapRead node on it, or a HotheapProject node computing an expression
-    over its columns (its output is its input's, then the expressions it computes)."""
+    """What of a JSON plan (made with hotplus.read_path_show_markers on) the read path evaluates
+    over columns of oh (the heap table, always aliased hx): a HotheapRead node on it, or a shared
+    detoast marker around one of its columns."""
     found = []
 
     def walk(node):
         kids = node.get("Plans", [])
-        provider = node.get("Custom Plan Provider")
-        if provider == "HotheapRead" and node.get("Relation Name") == "oh":
+        if node.get("Custom Plan Provider") == "HotheapRead" and node.get("Relation Name") == "oh":
             found.append("HotheapRead on oh")
-        if provider == "HotheapProject" and kids:
-            computed = node.get("Output", [])[len(kids[0].get("Output", [])):]
-            found.extend("HotheapProject computes " + e for e in computed if "hx." in e)
+        own = json.dumps({k: v for k, v in node.items() if k != "Plans"})
+        found.extend("a marker in %s: %s" % (node["Node Type"], m) for m in re.findall(re.escape(MARKER) + r"hx\.\w+", own))
         for k in kids:
             walk(k)
     walk(plan)
     return "; ".join(found)
+
+
+def plan_memory(plan):
+    """The memory of a JSON plan's storing nodes (EXPLAIN ANALYZE), in preorder: they store
+    exactly heap's rows, markers or not."""
+    out = []
+    for d, node in plan_walk(plan):
+        mem = [(k, node[k]) for k in ("Sort Method", "Sort Space Used", "Sort Space Type", "Peak Memory Usage",
+                                      "Disk Usage", "Hash Buckets", "Hash Batches", "HashAgg Batches") if k in node]
+        if mem:
+            out.append((d, node["Node Type"], mem))
+    return out
+
+
+def plan_walk(plan, depth=0):
+    yield depth, plan
+    for k in plan.get("Plans", []):
+        yield from plan_walk(k, depth + 1)
 
 
 def rowkey(row):
@@ -600,8 +621,8 @@ def plan_nodes(plan, depth=0):
 
 
 def plan_shape(plan):
-    """The node types of a plan without the read path's nodes (the same on the heap twin)."""
-    return [n for _, n, _ in plan_nodes(plan) if n not in ("HotheapRead", "HotheapProject")]
+    """The node types of a plan without the read path's node (the same on the heap twin)."""
+    return [n for _, n, _ in plan_nodes(plan) if n != "HotheapRead"]
 
 
 def temp_detail(plan):
@@ -618,7 +639,7 @@ class Seed:
         self.schema = "readtest_%d" % seed
         self.cur = self.conn.cursor()
         self.problems = []
-        self.nqueries = self.nread = self.nproject = self.nskipped = 0
+        self.nqueries = self.nread = self.nmarked = self.nskipped = 0
         # q_exact's queries, their comparisons with the heap twins, of temporary blocks, and how
         # many of those wrote some.
         self.nexact = self.ntwin = self.ntemp = self.nspilled = 0
@@ -1260,13 +1281,17 @@ class Seed:
             return "SELECT %s FROM %s%s" % (", ".join(aggs), src, where), True, sets
         keys = rng.sample(keys, rng.choice([1, 1, 2]))
         pos = ", ".join(str(i + 1) for i in range(len(keys)))
-        rollup = len(keys) == 2 and rng.random() < 0.15
-        sql = "SELECT %s, %s FROM %s%s GROUP BY %s" % (", ".join(keys), ", ".join(aggs), src, where,
-                                                       "ROLLUP (%s)" % pos if rollup else pos)
+        grouping = pos
+        if len(keys) == 2 and rng.random() < 0.15:
+            grouping = "ROLLUP (%s)" % pos
+        elif rng.random() < 0.1:
+            # grouping sets: hashed, sorted or mixed, the arguments of every set's aggregates
+            grouping = rng.choice(["GROUPING SETS ((%s), ())" % pos, "CUBE (%s)" % pos])
+        sql = "SELECT %s, %s FROM %s%s GROUP BY %s" % (", ".join(keys), ", ".join(aggs), src, where, grouping)
         if rng.random() < 0.25:
             sql += " HAVING " + rng.choice(["count(*) > 1", "%s IS NOT NULL" % self.aggregate(*refs[0], idk=idk)])
         sql += " ORDER BY " + (pos if rng.random() < 0.7 else "%d DESC, %s" % (len(keys) + 1, pos))
-        return sql, not rollup, sets
+        return sql, grouping == pos, sets
 
     def q_join(self, tname, cols, c):
         """A join (hash, merge or nested loop) with repeated references on both sides in the output
@@ -1339,7 +1364,14 @@ class Seed:
                      "count(*) FILTER (WHERE %s) OVER (PARTITION BY %s)" % (B, P),
                      "md5(string_agg((%s)::text, ',') OVER (PARTITION BY %s ORDER BY t.id ROWS BETWEEN 1 PRECEDING "
                      "AND 1 FOLLOWING))" % (E, P),
-                     "ntile(3) OVER (ORDER BY %s, t.id)" % N]
+                     "ntile(3) OVER (ORDER BY %s, t.id)" % N,
+                     # frames over stored rows: the arguments evaluated on other rows than the
+                     # current one, the same row again for the next output row
+                     "max((%s)::text) OVER (ORDER BY t.id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)" % E,
+                     "nth_value((%s)::text, 2) OVER (PARTITION BY %s ORDER BY t.id GROUPS BETWEEN 1 PRECEDING "
+                     "AND 1 FOLLOWING)" % (E, P),
+                     "last_value((%s)::text) OVER (ORDER BY t.id RANGE BETWEEN CURRENT ROW AND UNBOUNDED "
+                     "FOLLOWING)" % E]
             if u:
                 forms.append("sum(CASE WHEN %s THEN %s END) OVER (PARTITION BY %s)" % (u[0], u[1], P))
             wins.append(rng.choice(forms))
@@ -1848,31 +1880,35 @@ class Seed:
                 self.x(s)
 
     def explain_uses(self, sql, sets, role, what):
-        """Whether the read path's plan has a HotheapRead node (and in self.last_project, whether it
-        has a HotheapProject node); checks the plan without it has neither, and that nothing is
-        evaluated through the read path on the side of the heap table oh (always aliased hx)."""
+        """Whether the read path's plan has a HotheapRead node (and in self.last_marked, whether it
+        has shared detoast markers, shown by hotplus.read_path_show_markers); checks the plan
+        without it has neither, and that nothing is evaluated through the read path on the side
+        of the heap table oh (always aliased hx)."""
         heap_side = " oh hx" in sql
 
         def run():
+            self.x("SET hotplus.read_path_show_markers = on")
             self.x("SET hotplus.read_path = on")
             on = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) " + sql)
             js = self.fetch("EXPLAIN (VERBOSE, COSTS OFF, FORMAT JSON) " + sql) if heap_side else None
             self.x("SET hotplus.read_path = off")
             off = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) " + sql)
+            self.x("RESET hotplus.read_path_show_markers")
             return on, off, js
         on, off, js = self.with_sets(sets, role, run)
         self.last_plan = [r[0] for r in on] if isinstance(on, list) else []
         if isinstance(off, list):
-            nodes = [n for n in ("HotheapRead", "HotheapProject") if any(n in r[0] for r in off)]
-            if nodes:
-                self.problem("%s: a %s node in a plan made with hotplus.read_path = off" % (what, " and a ".join(nodes)),
+            found = [n for n, text in (("a HotheapRead node", "HotheapRead"), ("a marker", MARKER))
+                     if any(text in r[0] for r in off)]
+            if found:
+                self.problem("%s: %s in a plan made with hotplus.read_path = off" % (what, " and ".join(found)),
                              sql, "\n".join(r[0] for r in off))
         if isinstance(js, list):
             bad = heap_side_sharing(json.loads(js[0][0])[0]["Plan"])
             if bad:
                 self.problem("%s: the read path evaluates the heap table's columns (%s)" % (what, bad), sql,
                              "\n".join(self.last_plan))
-        self.last_project = any("HotheapProject" in line for line in self.last_plan)
+        self.last_marked = any(MARKER in line for line in self.last_plan)
         return any("HotheapRead" in line for line in self.last_plan)
 
     def avoided_plan(self, lines):
@@ -1909,7 +1945,7 @@ class Seed:
     def run_query(self, sql, ordered, sets, role, extra=None):
         t0 = time.time()
         used = self.explain_uses(sql, sets, role, "query")
-        project = self.last_project
+        marked = self.last_marked
         if self.avoided_plan(self.last_plan):
             return
 
@@ -1921,7 +1957,7 @@ class Seed:
             return res
         res = self.with_sets(sets, role, run)
         self.nread += used
-        self.nproject += project
+        self.nmarked += marked
         desc = "query%s%s" % (" [%s]" % ", ".join("%s=%s" % kv for kv in sets) if sets else "",
                               " as %s" % RLS_ROLE if role else "")
         known = len(self.problems)
@@ -1984,6 +2020,10 @@ class Seed:
         plans = {m: json.loads(r[0][0])[0]["Plan"] for m, r in out.items()}
         blocks = {m: p.get("Temp Written Blocks", 0) for m, p in plans.items()}
         self.ntemp += 1
+        # Sorts, hash tables and hash aggregates hold heap's rows: the same memory, markers or not.
+        if plan_shape(plans["on"]) == plan_shape(plans["off"]) and plan_memory(plans["on"]) != plan_memory(plans["off"]):
+            self.problem("%s: the storing nodes' memory differs (read path on vs off)" % desc, sql,
+                         "on: %s\noff: %s" % (plan_memory(plans["on"]), plan_memory(plans["off"])))
         self.nspilled += blocks["off"] > 0
         if blocks["on"] != blocks["off"]:
             self.problem("%s: temporary blocks written differ (read path on %d, off %d)" % (desc, blocks["on"],
@@ -2058,18 +2098,20 @@ class Seed:
                 out.append(self.fetch("EXECUTE %s%s" % (name, p)))
             if mode == "on" and switch_after is None:
                 # The plan the later executions used (generic after five custom ones).
+                self.x("SET hotplus.read_path_show_markers = on")
                 r = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE %s%s" % (name, params[-1]))
+                self.x("RESET hotplus.read_path_show_markers")
                 out.append((isinstance(r, list) and any("HotheapRead" in x[0] for x in r),
-                            isinstance(r, list) and any("HotheapProject" in x[0] for x in r)))
+                            isinstance(r, list) and any(MARKER in x[0] for x in r)))
             self.x("DEALLOCATE ALL")
             return out
 
         def run():
             return run_mode("on"), run_mode("off"), run_mode("on", rng.randint(1, 6))
         on, off, mixed = self.with_sets(sets, False, run)
-        used, project = on.pop()
+        used, marked = on.pop()
         self.nread += used
-        self.nproject += project
+        self.nmarked += marked
         ok = True
         for i, p in enumerate(params):
             sql = "PREPARE %s(%s) AS %s; EXECUTE %s%s (execution %d)" % (name, ", ".join(ptypes), body, name, p, i + 1)
@@ -2099,7 +2141,9 @@ class Seed:
             p = self.fetch("PREPARE rt_on AS " + sql)
             if isinstance(p, tuple):
                 return p, p, p, []
+            self.x("SET hotplus.read_path_show_markers = on")
             plan = self.fetch("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE rt_on")
+            self.x("RESET hotplus.read_path_show_markers")
             on = self.fetch("EXECUTE rt_on")
             self.x("SET hotplus.read_path = off")
             on_off = self.fetch("EXECUTE rt_on")
@@ -2110,7 +2154,7 @@ class Seed:
         if self.avoided_plan(plan):
             return
         self.nread += any("HotheapRead" in line for line in plan)
-        self.nproject += any("HotheapProject" in line for line in plan)
+        self.nmarked += any(MARKER in line for line in plan)
         desc = "PREPARE rt_on AS ...; EXECUTE rt_on (read path on)"
         if self.compare(desc, sql, on, off, ordered):
             self.nqueries -= 1
@@ -2121,7 +2165,7 @@ class Seed:
     def scroll_cursor(self):
         rng = self.rng
         # Half of them over a query of the read path above the scan (an aggregate, a join, a
-        # window...), moving backward through its HotheapProject nodes too.
+        # window...), moving backward through its markers too.
         q2 = self.gen_query2(cursor=True) if rng.random() < 0.5 else None
         if q2:
             q, sets = q2[0], q2[2]
@@ -2152,7 +2196,7 @@ class Seed:
                 ops.append(rng.choice(["FETCH %d FROM c" % n, "MOVE %d IN c" % n, "FETCH NEXT FROM c"]))
         decl = "DECLARE c %sCURSOR %sFOR %s" % ("SCROLL " if scroll else "NO SCROLL ", "WITH HOLD " if hold else "", q)
         used = self.explain_uses(q, sets, False, "cursor")
-        project = self.last_project
+        marked = self.last_marked
         if self.avoided_plan(self.last_plan):
             return
 
@@ -2182,7 +2226,7 @@ class Seed:
             return res
         res = self.with_sets(sets, False, run)
         self.nread += used
-        self.nproject += project
+        self.nmarked += marked
         self.nqueries += 1
         on, off = res["on"], res["off"]
         if len(on) != len(off):
@@ -2254,7 +2298,7 @@ class Seed:
                                                            " FOR UPDATE" if forupd else "")
             if mode == "on":
                 self.nread += self.explain_uses(q, [], False, "WHERE CURRENT OF cursor")
-                self.nproject += self.last_project
+                self.nmarked += self.last_marked
             self.x("SET hotplus.read_path = %s" % mode)
             out = []
             self.x("BEGIN")
@@ -2322,7 +2366,7 @@ class Seed:
         if tbl == "@o@":
             runs.append(("heap", "on", sql.replace("@o@", "oh")))
         self.nread += self.explain_uses(hot, [], False, "UPDATE ... RETURNING")
-        self.nproject += self.last_project
+        self.nmarked += self.last_marked
         res = {}
         for label, mode, q in runs:
             self.x("SET hotplus.read_path = %s" % mode)
@@ -2382,7 +2426,7 @@ class Seed:
             if mode == "on":
                 self.x("SET hotplus.read_path = on")
                 self.nread += self.explain_uses(sb, [], False, "EvalPlanQual statement")
-                self.nproject += self.last_project
+                self.nmarked += self.last_marked
             self.conn_b.commit()
             box = {}
 
@@ -2540,7 +2584,7 @@ def main():
     prepare_database()
     conns = (connect(), connect(autocommit=False), connect(autocommit=False))
     passed = failed = 0
-    total_q = total_read = total_project = total_skip = seeds_read = seeds_project = 0
+    total_q = total_read = total_marked = total_skip = seeds_read = seeds_marked = 0
     total_exact = total_twin = total_temp = total_spilled = 0
     for seed in range(lo, hi + 1):
         t0 = time.time()
@@ -2574,17 +2618,17 @@ def main():
                 c.rollback()
         total_q += s.nqueries
         total_read += s.nread
-        total_project += s.nproject
+        total_marked += s.nmarked
         total_skip += s.nskipped
         total_exact += s.nexact
         total_twin += s.ntwin
         total_temp += s.ntemp
         total_spilled += s.nspilled
         seeds_read += s.nread > 0
-        seeds_project += s.nproject > 0
-        info = ("%d queries, %d through HotheapRead, %d through HotheapProject, %d skipped, %d of issue 31's shapes "
+        seeds_marked += s.nmarked > 0
+        info = ("%d queries, %d through HotheapRead, %d with markers, %d skipped, %d of issue 31's shapes "
                 "(%d against heap twins, %d temporary-block checks, %d spilling), %.1fs" % (
-                    s.nqueries, s.nread, s.nproject, s.nskipped, s.nexact, s.ntwin, s.ntemp, s.nspilled,
+                    s.nqueries, s.nread, s.nmarked, s.nskipped, s.nexact, s.ntwin, s.ntemp, s.nspilled,
                     time.time() - t0))
         if s.navoided:
             info += ", %d left out (--avoid)" % s.navoided
@@ -2614,12 +2658,12 @@ def main():
             for m in s.slow:
                 print("    slow: " + m)
         sys.stdout.flush()
-    print("# %d queries, %d through HotheapRead (%.0f%%), %d through HotheapProject (%.0f%%), %d skipped (%.1f%%); "
-          "%d of %d seeds used HotheapRead, %d used HotheapProject; %d of issue 31's shapes, %d against heap twins, "
+    print("# %d queries, %d through HotheapRead (%.0f%%), %d with markers (%.0f%%), %d skipped (%.1f%%); "
+          "%d of %d seeds used HotheapRead, %d used markers; %d of issue 31's shapes, %d against heap twins, "
           "%d temporary-block checks (%d spilling)"
-          % (total_q, total_read, 100.0 * total_read / max(1, total_q), total_project,
-             100.0 * total_project / max(1, total_q), total_skip, 100.0 * total_skip / max(1, total_q), seeds_read,
-             passed + failed, seeds_project, total_exact, total_twin, total_temp, total_spilled))
+          % (total_q, total_read, 100.0 * total_read / max(1, total_q), total_marked,
+             100.0 * total_marked / max(1, total_q), total_skip, 100.0 * total_skip / max(1, total_q), seeds_read,
+             passed + failed, seeds_marked, total_exact, total_twin, total_temp, total_spilled))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
