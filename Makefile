@@ -67,6 +67,7 @@ REGRESS_TESTS = \
 	scope_memory \
 	security \
 	stat_tables \
+	stat_page_full \
 	upgrade \
 	drop_extension
 # drop_extension last: it tries to drop the extension from the test database (and expects

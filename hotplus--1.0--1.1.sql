@@ -1,11 +1,13 @@
 /* hotplus 1.0 -> 1.1: statistics of the read path (HotheapRead scans and the rows they
-   returned) in hotplus_stat_tables. */
+   returned) in hotplus_stat_tables.
+   The view is replaced, never dropped, so that users' views, functions and grants on it
+   stay: CREATE OR REPLACE VIEW keeps its columns and appends the new ones. Only a new
+   function can return more columns: the view moves to one made under another name, the old
+   function goes, and the new one takes its name (so the view reads as a fresh install's).
+   (Until hotplus 1.4 this script dropped and recreated the view; the result is the same.) */
 \echo Use "ALTER EXTENSION hotplus UPDATE TO '1.1'" to load this file. \quit
 
-DROP VIEW @extschema@.hotplus_stat_tables;
-DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
-
-CREATE FUNCTION @extschema@.hotplus_stat_tables_internal(
+CREATE FUNCTION @extschema@.hotplus_stat_tables_internal_next(
     OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
     OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
     OUT hot_by_expression pg_catalog.int8, OUT hot_by_partial pg_catalog.int8,
@@ -18,7 +20,7 @@ RETURNS SETOF pg_catalog.record
 AS 'MODULE_PATHNAME', 'hotplus_stat_tables_internal'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
-CREATE VIEW @extschema@.hotplus_stat_tables AS
+CREATE OR REPLACE VIEW @extschema@.hotplus_stat_tables AS
 SELECT s.relid,
        c.relname,
        s.mode,
@@ -35,10 +37,11 @@ SELECT s.relid,
        s.check_time_ms,
        s.read_scans,
        s.read_rows
-FROM @extschema@.hotplus_stat_tables_internal() s
+FROM @extschema@.hotplus_stat_tables_internal_next() s
 JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
 
-GRANT SELECT ON @extschema@.hotplus_stat_tables TO PUBLIC;
+DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
+ALTER FUNCTION @extschema@.hotplus_stat_tables_internal_next() RENAME TO hotplus_stat_tables_internal;
 
 COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
   'per hotheap table: how many updates were HOT and why, how many were not and why; how many scans the read path served';

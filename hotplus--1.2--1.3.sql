@@ -1,11 +1,11 @@
 /* hotplus 1.2 -> 1.3: hotplus_stat_tables.check_failures, updates whose HOT decision failed
-   inside hotplus (a C++ exception, caught: heap decided alone). It should stay 0. */
+   inside hotplus (a C++ exception, caught: heap decided alone). It should stay 0.
+   The view is replaced, never dropped, so that users' views, functions and grants on it
+   stay (as in hotplus--1.0--1.1.sql; until hotplus 1.4 this script dropped and recreated
+   the view, with the same result). */
 \echo Use "ALTER EXTENSION hotplus UPDATE TO '1.3'" to load this file. \quit
 
-DROP VIEW @extschema@.hotplus_stat_tables;
-DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
-
-CREATE FUNCTION @extschema@.hotplus_stat_tables_internal(
+CREATE FUNCTION @extschema@.hotplus_stat_tables_internal_next(
     OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
     OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
     OUT hot_by_expression pg_catalog.int8, OUT hot_by_partial pg_catalog.int8,
@@ -19,7 +19,7 @@ RETURNS SETOF pg_catalog.record
 AS 'MODULE_PATHNAME', 'hotplus_stat_tables_internal'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
-CREATE VIEW @extschema@.hotplus_stat_tables AS
+CREATE OR REPLACE VIEW @extschema@.hotplus_stat_tables AS
 SELECT s.relid,
        c.relname,
        s.mode,
@@ -37,10 +37,11 @@ SELECT s.relid,
        s.read_scans,
        s.read_rows,
        s.check_failures
-FROM @extschema@.hotplus_stat_tables_internal() s
+FROM @extschema@.hotplus_stat_tables_internal_next() s
 JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
 
-GRANT SELECT ON @extschema@.hotplus_stat_tables TO PUBLIC;
+DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
+ALTER FUNCTION @extschema@.hotplus_stat_tables_internal_next() RENAME TO hotplus_stat_tables_internal;
 
 COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
   'per hotheap table: how many updates were HOT and why, how many were not and why; how many scans the read path served; how many decisions failed inside hotplus (check_failures, should be 0)';

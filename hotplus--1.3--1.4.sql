@@ -70,16 +70,20 @@ COMMENT ON FUNCTION @extschema@.hotplus_heap_force_freeze(pg_catalog.regclass, p
 
 /* ---- Issue 32 part 1: counts a DBA can act on ------------------------------------------ */
 /* - hotplus_stat_tables.verified and verify_sampled_out: updates hotplus.verify checked, and
-     those it would have checked that hotplus.verify_sample_rate left out.
-   - hotplus_stat_indexes.blocked_hot is renamed nonhot_first_changed, for what it counts: the
-     non-HOT updates in which this index was the first hotplus found changed (the decision
-     stops there; another index of the same update may have changed too).
+     those it would have checked that hotplus.verify_sample_rate left out (and after them
+     issue 41's nonhot_page_full_unchecked and unchecked_hot_estimate: its section below).
+   - hotplus_stat_indexes.nonhot_first_changed: the non-HOT updates in which this index was
+     the first hotplus found changed (the decision stops there; another index of the same
+     update may have changed too). It is what blocked_hot counted, under a name that says
+     so; blocked_hot stays beside it, a deprecated alias, until hotplus 2.0.
    - hotplus_advise() judges a hotheap table on hotplus's own counters alone (one epoch), and
-     suggests a fillfactor only from 1,000 updates on. */
-DROP VIEW @extschema@.hotplus_stat_tables;
-DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
-
-CREATE FUNCTION @extschema@.hotplus_stat_tables_internal(
+     suggests a fillfactor only from 1,000 updates on (its 1.4 definition: issue 41's
+     section below).
+   Both views are replaced, never dropped, so that users' views, functions and grants on
+   them stay (issue 41): CREATE OR REPLACE VIEW keeps the columns and appends the new ones,
+   and hotplus_stat_tables moves to a function that returns them, made under another name
+   that it then takes (as in hotplus--1.0--1.1.sql). */
+CREATE FUNCTION @extschema@.hotplus_stat_tables_internal_next(
     OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
     OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
     OUT hot_by_expression pg_catalog.int8, OUT hot_by_partial pg_catalog.int8,
@@ -89,12 +93,13 @@ CREATE FUNCTION @extschema@.hotplus_stat_tables_internal(
     OUT check_time_ms pg_catalog.float8,
     OUT read_scans pg_catalog.int8, OUT read_rows pg_catalog.int8,
     OUT check_failures pg_catalog.int8,
-    OUT verified pg_catalog.int8, OUT verify_sampled_out pg_catalog.int8)
+    OUT verified pg_catalog.int8, OUT verify_sampled_out pg_catalog.int8,
+    OUT nonhot_page_full_unchecked pg_catalog.int8, OUT unchecked_hot_estimate pg_catalog.int8)
 RETURNS SETOF pg_catalog.record
 AS 'MODULE_PATHNAME', 'hotplus_stat_tables_internal'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
-CREATE VIEW @extschema@.hotplus_stat_tables AS
+CREATE OR REPLACE VIEW @extschema@.hotplus_stat_tables AS
 SELECT s.relid,
        c.relname,
        s.mode,
@@ -113,41 +118,52 @@ SELECT s.relid,
        s.read_rows,
        s.check_failures,
        s.verified,
-       s.verify_sampled_out
-FROM @extschema@.hotplus_stat_tables_internal() s
+       s.verify_sampled_out,
+       s.nonhot_page_full_unchecked,
+       s.unchecked_hot_estimate
+FROM @extschema@.hotplus_stat_tables_internal_next() s
 JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
 
-GRANT SELECT ON @extschema@.hotplus_stat_tables TO PUBLIC;
+DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
+ALTER FUNCTION @extschema@.hotplus_stat_tables_internal_next() RENAME TO hotplus_stat_tables_internal;
 
 COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
-  'per hotheap table: how many updates were HOT and why, how many were not and why; how many scans the read path served; how many decisions failed inside hotplus (check_failures, should be 0); how many updates hotplus.verify checked and left out';
+  'per hotheap table: how many updates were HOT and why, how many were not and why (nonhot_page_full_unchecked: no room, indexes not evaluated; unchecked_hot_estimate: of those, how many would have been HOT with room, estimated from a sample); how many scans the read path served; how many decisions failed inside hotplus (check_failures, should be 0); how many updates hotplus.verify checked and left out';
 
-DROP VIEW @extschema@.hotplus_stat_indexes;
-DROP FUNCTION @extschema@.hotplus_stat_indexes_internal();
-
-CREATE FUNCTION @extschema@.hotplus_stat_indexes_internal(
-    OUT indexrelid pg_catalog.oid, OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
-    OUT nonhot_first_changed pg_catalog.int8)
-RETURNS SETOF pg_catalog.record
-AS 'MODULE_PATHNAME', 'hotplus_stat_indexes_internal'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
-
-CREATE VIEW @extschema@.hotplus_stat_indexes AS
+-- The function keeps its column blocked_hot: the view names it twice.
+CREATE OR REPLACE VIEW @extschema@.hotplus_stat_indexes AS
 SELECT s.indexrelid,
        i.relname AS indexrelname,
        s.relid,
        c.relname,
        s.mode,
-       s.nonhot_first_changed
+       s.blocked_hot,
+       s.blocked_hot AS nonhot_first_changed
 FROM @extschema@.hotplus_stat_indexes_internal() s
 JOIN pg_catalog.pg_class i ON i.oid OPERATOR(pg_catalog.=) s.indexrelid
 JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
 
-GRANT SELECT ON @extschema@.hotplus_stat_indexes TO PUBLIC;
-
 COMMENT ON VIEW @extschema@.hotplus_stat_indexes IS
   'per index: the non-HOT updates in which it was the first index hotplus found changed';
+COMMENT ON COLUMN @extschema@.hotplus_stat_indexes.blocked_hot IS
+  'deprecated (1.4; removed in hotplus 2.0): the same as nonhot_first_changed';
 
+/* ---- Issue 41: page-full updates counted as what they are ------------------------------ */
+/* An update whose new version cannot fit on the page cannot be HOT, so hotplus evaluates no
+   index expression or predicate for it; until now it was counted in nonhot_page_full ("no
+   index changed") even when an index did change, and hotplus_advise() suggested a fillfactor
+   that could not help.
+   - hotplus_stat_tables.nonhot_page_full counts only updates known to change no index (from
+     the column comparisons alone, or decided in full);
+   - nonhot_page_full_unchecked: the page-full updates that would have needed an evaluation
+     to tell (one of the outcome columns: they add up to updates);
+   - unchecked_hot_estimate: of those, how many would have been HOT with room, estimated
+     from a random sample of 1 in 16 that is decided in full (and counted in
+     nonhot_page_full or nonhot_index_changed): each sampled one that changed no index adds
+     15, the unsampled ones it stands for;
+   - hotplus_advise() suggests a fillfactor only from updates that would have been HOT with
+     room (nonhot_page_full and the estimate), and only below the table's own and above 50.
+   (The view's columns are added in issue 32's section above, which replaces it once.) */
 CREATE OR REPLACE FUNCTION @extschema@.hotplus_advise(
     OUT relid pg_catalog.regclass,
     OUT access_method pg_catalog.name,
@@ -192,7 +208,13 @@ usage AS (
     FROM pg_stat_user_tables s
 ),
 hp AS (
-    SELECT h.relid AS oid, h.updates, h.nonhot_page_full,
+    -- The updates a lower fillfactor would have made HOT: those that found no room where no
+    -- index changed, counted, and of those whose indexes were not evaluated (HOT was
+    -- impossible), the share a random sample found unchanged (1.4).
+    SELECT h.relid AS oid, h.updates,
+           h.nonhot_page_full + least(h.unchecked_hot_estimate, h.nonhot_page_full_unchecked) AS room_hot,
+           least(h.unchecked_hot_estimate, h.nonhot_page_full_unchecked) AS room_hot_estimated,
+           h.nonhot_page_full_unchecked AS unchecked,
            h.hot_stock + h.hot_by_expression + h.hot_by_partial + h.hot_by_image AS hot,
            h.hot_by_expression + h.hot_by_partial + h.hot_by_image AS gained
     FROM @extschema@.hotplus_stat_tables h
@@ -208,7 +230,7 @@ facts AS (
                 ELSE coalesce(u.upd, 0) END AS upd,
            CASE WHEN t.amname = 'hotheap' AND hp.updates IS NOT NULL THEN hp.hot
                 ELSE coalesce(u.hot, 0) END AS hot,
-           hp.updates AS hp_updates, hp.nonhot_page_full, hp.gained
+           hp.updates AS hp_updates, hp.room_hot, hp.room_hot_estimated, hp.unchecked, hp.gained
     FROM tables t
     LEFT JOIN indexes ix ON ix.oid = t.oid
     LEFT JOIN toastable tc ON tc.oid = t.oid
@@ -218,8 +240,9 @@ facts AS (
 judged AS (
     SELECT f.*,
            CASE WHEN f.upd > 0 THEN round(100.0 * f.hot / f.upd, 1) END AS share,
-           -- A fillfactor only on enough evidence: 1,000 updates, a tenth of them without room.
-           CASE WHEN f.hp_updates >= 1000 AND f.nonhot_page_full * 10 > f.hp_updates
+           -- A fillfactor only on enough evidence: 1,000 updates, a tenth of them HOT but for
+           -- the room; never 50 or below, nor the table's own.
+           CASE WHEN f.hp_updates >= 1000 AND f.room_hot * 10 > f.hp_updates AND least(f.ff, 100) > 50
                 THEN greatest(50, least(f.ff, 100) - 20) END AS ff_suggested
     FROM facts f
 )
@@ -228,10 +251,10 @@ SELECT j.oid::regclass, j.amname, j.expr, j.part, j.toast_cols, j.upd, j.share, 
          WHEN j.amname = 'heap' AND j.expr + j.part + j.toast_cols = 0 THEN
            'hotheap would not help: heap''s HOT decision is already exact for these indexes'
          WHEN j.amname = 'heap' AND j.upd = 0 THEN
-           format('hotheap could help once the table is updated (%s expression, %s partial index(es), %s toastable indexed column(s)); convert without rewrite: SELECT hotplus_convert(%L)',
+           format('hotheap could help once the table is updated (%s expression, %s partial index(es), %s toastable indexed column(s)); convert without rewrite: SELECT @extschema@.hotplus_convert(%L::regclass)',
                   j.expr, j.part, j.toast_cols, j.oid::regclass::text)
          WHEN j.amname = 'heap' THEN
-           format('convert: %s%% of %s updates were HOT; %s expression and %s partial index(es) and %s toastable indexed column(s) block HOT on heap where no index value changes. SELECT hotplus_convert(%L) switches without rewriting',
+           format('convert: %s%% of %s updates were HOT; %s expression and %s partial index(es) and %s toastable indexed column(s) block HOT on heap where no index value changes. SELECT @extschema@.hotplus_convert(%L::regclass) switches without rewriting',
                   coalesce(j.share, 0), j.upd, j.expr, j.part, j.toast_cols, j.oid::regclass::text)
          WHEN j.hp_updates IS NULL THEN
            format('hotheap: %s%% of %s updates HOT (pg_stat_user_tables); no hotplus statistics in this %s yet',
@@ -241,14 +264,182 @@ SELECT j.oid::regclass, j.amname, j.expr, j.part, j.toast_cols, j.upd, j.share, 
            format('hotheap: %s%% of %s updates HOT (hotplus''s counts since their last reset), %s of them HOT only thanks to hotheap%s',
                   coalesce(j.share, 0), j.upd, j.gained,
                   CASE WHEN j.ff_suggested IS NOT NULL THEN
-                    format('; %s of %s updates found no room on the page: ALTER TABLE %s SET (fillfactor = %s)',
-                           j.nonhot_page_full, j.hp_updates, j.oid::regclass, j.ff_suggested)
+                    format('; %s of %s updates changed no index but found no room on the page%s: ALTER TABLE %s SET (fillfactor = %s), then VACUUM FULL (or let updates spread it) and SELECT @extschema@.hotplus_stat_reset() before asking again',
+                           j.room_hot, j.hp_updates,
+                           CASE WHEN j.room_hot_estimated > 0 THEN
+                             format(' (%s of them estimated from a sample of the %s not checked)',
+                                    j.room_hot_estimated, j.unchecked)
+                           ELSE '' END,
+                           j.oid::regclass, j.ff_suggested)
                   ELSE '' END)
        END
 FROM judged j
 ORDER BY j.amname DESC, j.upd DESC, j.oid::regclass::text;
 $$;
 
+/* Issue 41, continued: hotplus_stat_distributed_tables sums the two new columns over the
+   shards too (appended after advice), and its advice passes ::regclass. Replaced as
+   hotplus_stat_tables is above; the nodes' hotplus must be 1.4 (ALTER EXTENSION hotplus
+   UPDATE on the coordinator updates every node). */
+CREATE FUNCTION @extschema@.hotplus_distributed_stat_tables_next(
+    OUT relid pg_catalog.regclass, OUT access_method pg_catalog.name,
+    OUT placements pg_catalog.int4, OUT hotheap_placements pg_catalog.int4,
+    OUT n_tup_upd pg_catalog.int8, OUT n_tup_hot_upd pg_catalog.int8,
+    OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
+    OUT hot_by_expression pg_catalog.int8, OUT hot_by_partial pg_catalog.int8,
+    OUT hot_by_image pg_catalog.int8, OUT toast_reused pg_catalog.int8,
+    OUT nonhot_index_changed pg_catalog.int8, OUT nonhot_page_full pg_catalog.int8,
+    OUT nonhot_other pg_catalog.int8, OUT checks_skipped pg_catalog.int8,
+    OUT check_time_ms pg_catalog.float8,
+    OUT read_scans pg_catalog.int8, OUT read_rows pg_catalog.int8,
+    OUT advice pg_catalog.text,
+    OUT nonhot_page_full_unchecked pg_catalog.int8, OUT unchecked_hot_estimate pg_catalog.int8)
+RETURNS SETOF pg_catalog.record
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $function$
+#variable_conflict use_column
+DECLARE
+    -- Every plain heap or hotheap table whose name ends like a shard's, with its counters.
+    on_each_node constant text := $remote$
+        SELECT coalesce(pg_catalog.json_agg(pg_catalog.json_build_object(
+                   'nsp', n.nspname, 'rel', c.relname, 'am', a.amname,
+                   'n_tup_upd', s.n_tup_upd, 'n_tup_hot_upd', s.n_tup_hot_upd,
+                   'updates', h.updates, 'hot_stock', h.hot_stock,
+                   'hot_by_expression', h.hot_by_expression, 'hot_by_partial', h.hot_by_partial,
+                   'hot_by_image', h.hot_by_image, 'toast_reused', h.toast_reused,
+                   'nonhot_index_changed', h.nonhot_index_changed,
+                   'nonhot_page_full', h.nonhot_page_full, 'nonhot_other', h.nonhot_other,
+                   'checks_skipped', h.checks_skipped, 'check_time_ms', h.check_time_ms,
+                   'read_scans', h.read_scans, 'read_rows', h.read_rows,
+                   'nonhot_page_full_unchecked', h.nonhot_page_full_unchecked,
+                   'unchecked_hot_estimate', h.unchecked_hot_estimate)), '[]')
+        FROM pg_catalog.pg_class c
+        JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+        JOIN pg_catalog.pg_am a ON a.oid OPERATOR(pg_catalog.=) c.relam
+        LEFT JOIN pg_catalog.pg_stat_all_tables s ON s.relid OPERATOR(pg_catalog.=) c.oid
+        LEFT JOIN @extschema@.hotplus_stat_tables h ON h.relid OPERATOR(pg_catalog.=) c.oid
+        WHERE c.relkind OPERATOR(pg_catalog.=) 'r' AND a.amname IN ('heap', 'hotheap')
+          AND c.relname OPERATOR(pg_catalog.~) '_[0-9]+$'
+    $remote$;
+    node_ids int[];
+    node_ok boolean[];
+    node_results text[];
+    failure text;
+BEGIN
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        RETURN; -- Citus is not installed
+    END IF;
+    SELECT array_agg(r.nodeid), array_agg(r.success), array_agg(r.result)
+      INTO node_ids, node_ok, node_results
+      FROM pg_catalog.run_command_on_all_nodes(on_each_node) r;
+    SELECT format('node %s: %s', u.id, u.result) INTO failure
+      FROM unnest(node_ids, node_ok, node_results) u(id, ok, result) WHERE NOT u.ok LIMIT 1;
+    IF failure IS NOT NULL THEN
+        RAISE EXCEPTION 'could not read hotplus statistics on every Citus node'
+            USING ERRCODE = 'connection_failure', DETAIL = failure;
+    END IF;
+
+    RETURN QUERY
+    WITH remote AS (
+        SELECT dn.groupid, r.*
+        FROM unnest(node_ids, node_results) u(id, result)
+        JOIN pg_dist_node dn ON dn.nodeid = u.id
+        CROSS JOIN LATERAL json_to_recordset(u.result::json) AS r(
+            nsp name, rel name, am name, n_tup_upd int8, n_tup_hot_upd int8,
+            updates int8, hot_stock int8, hot_by_expression int8, hot_by_partial int8,
+            hot_by_image int8, toast_reused int8, nonhot_index_changed int8,
+            nonhot_page_full int8, nonhot_other int8, checks_skipped int8,
+            check_time_ms float8, read_scans int8, read_rows int8,
+            nonhot_page_full_unchecked int8, unchecked_hot_estimate int8)
+    ),
+    placed AS (
+        SELECT p.logicalrelid, s.shardid, r.*
+        FROM pg_dist_partition p
+        JOIN pg_class c ON c.oid = p.logicalrelid AND c.relkind = 'r'
+        JOIN pg_dist_shard s ON s.logicalrelid = p.logicalrelid
+        JOIN pg_dist_placement pl ON pl.shardid = s.shardid
+        JOIN remote r ON r.groupid = pl.groupid
+         AND shard_name(p.logicalrelid, s.shardid) IN
+             (format('%I.%I', r.nsp, r.rel), CASE WHEN r.nsp = 'public' THEN quote_ident(r.rel) END)
+    ),
+    counted AS ( -- one placement per shard
+        SELECT DISTINCT ON (shardid) * FROM placed ORDER BY shardid, groupid
+    ),
+    totals AS (
+        SELECT t.logicalrelid,
+               sum(t.n_tup_upd)::int8 AS n_tup_upd, sum(t.n_tup_hot_upd)::int8 AS n_tup_hot_upd,
+               sum(t.updates)::int8 AS updates, sum(t.hot_stock)::int8 AS hot_stock,
+               sum(t.hot_by_expression)::int8 AS hot_by_expression,
+               sum(t.hot_by_partial)::int8 AS hot_by_partial,
+               sum(t.hot_by_image)::int8 AS hot_by_image, sum(t.toast_reused)::int8 AS toast_reused,
+               sum(t.nonhot_index_changed)::int8 AS nonhot_index_changed,
+               sum(t.nonhot_page_full)::int8 AS nonhot_page_full,
+               sum(t.nonhot_other)::int8 AS nonhot_other,
+               sum(t.checks_skipped)::int8 AS checks_skipped,
+               sum(t.check_time_ms)::float8 AS check_time_ms,
+               sum(t.read_scans)::int8 AS read_scans, sum(t.read_rows)::int8 AS read_rows,
+               sum(t.nonhot_page_full_unchecked)::int8 AS nonhot_page_full_unchecked,
+               sum(t.unchecked_hot_estimate)::int8 AS unchecked_hot_estimate
+        FROM counted t GROUP BY t.logicalrelid
+    ),
+    kinds AS (
+        SELECT pl.logicalrelid, count(*)::int4 AS placements,
+               count(*) FILTER (WHERE pl.am = 'hotheap')::int4 AS hotheap_placements
+        FROM placed pl GROUP BY pl.logicalrelid
+    ),
+    indexes AS ( -- what hotheap can gain on: expression, partial or toastable key columns
+        SELECT i.indrelid, count(*) FILTER (
+                 WHERE i.indexprs IS NOT NULL OR i.indpred IS NOT NULL OR EXISTS (
+                   SELECT FROM pg_attribute att
+                   WHERE att.attrelid = i.indrelid AND att.attnum = ANY (i.indkey::int2[])
+                     AND att.attlen = -1 AND att.attstorage <> 'p')) AS gainful
+        FROM pg_index i GROUP BY i.indrelid
+    )
+    SELECT p.logicalrelid::regclass, a.amname, coalesce(k.placements, 0), coalesce(k.hotheap_placements, 0),
+           t.n_tup_upd, t.n_tup_hot_upd, t.updates, t.hot_stock, t.hot_by_expression,
+           t.hot_by_partial, t.hot_by_image, t.toast_reused, t.nonhot_index_changed,
+           t.nonhot_page_full, t.nonhot_other, t.checks_skipped, t.check_time_ms,
+           t.read_scans, t.read_rows,
+           CASE
+             WHEN coalesce(k.hotheap_placements, 0) NOT IN (0, coalesce(k.placements, 0))
+                  OR (a.amname = 'hotheap') <> (k.hotheap_placements > 0) THEN
+               format('mixed: %s of %s shard placements use hotheap, the coordinator''s table %s; run SELECT %s(%L::regclass) again to finish the switch',
+                      k.hotheap_placements, k.placements, a.amname,
+                      CASE WHEN a.amname = 'hotheap' THEN '@extschema@.hotplus_convert' ELSE '@extschema@.hotplus_revert' END,
+                      p.logicalrelid::regclass::text)
+             WHEN a.amname = 'heap' AND coalesce(ix.gainful, 0) = 0 THEN
+               'hotheap would not help: heap''s HOT decision is already exact for these indexes'
+             WHEN a.amname = 'heap' THEN
+               format('convert: %s%% of %s updates on the shards were HOT; SELECT @extschema@.hotplus_convert(%L::regclass) switches every shard without rewriting',
+                      CASE WHEN t.n_tup_upd > 0 THEN round(100.0 * t.n_tup_hot_upd / t.n_tup_upd, 1) ELSE 0 END,
+                      coalesce(t.n_tup_upd, 0), p.logicalrelid::regclass::text)
+             ELSE
+               format('hotheap: %s%% of %s updates on the shards HOT, %s of them HOT only thanks to hotheap',
+                      CASE WHEN t.n_tup_upd > 0 THEN round(100.0 * t.n_tup_hot_upd / t.n_tup_upd, 1) ELSE 0 END,
+                      coalesce(t.n_tup_upd, 0),
+                      coalesce(t.hot_by_expression + t.hot_by_partial + t.hot_by_image, 0))
+           END,
+           t.nonhot_page_full_unchecked, t.unchecked_hot_estimate
+    FROM pg_dist_partition p
+    JOIN pg_class c ON c.oid = p.logicalrelid AND c.relkind = 'r'
+    JOIN pg_am a ON a.oid = c.relam
+    LEFT JOIN totals t ON t.logicalrelid = p.logicalrelid
+    LEFT JOIN kinds k ON k.logicalrelid = p.logicalrelid
+    LEFT JOIN indexes ix ON ix.indrelid = p.logicalrelid
+    WHERE has_table_privilege(p.logicalrelid, 'SELECT')
+    ORDER BY p.logicalrelid::regclass::text;
+END
+$function$;
+
+CREATE OR REPLACE VIEW @extschema@.hotplus_stat_distributed_tables AS
+SELECT * FROM @extschema@.hotplus_distributed_stat_tables_next();
+
+DROP FUNCTION @extschema@.hotplus_distributed_stat_tables();
+ALTER FUNCTION @extschema@.hotplus_distributed_stat_tables_next() RENAME TO hotplus_distributed_stat_tables;
+
+COMMENT ON FUNCTION @extschema@.hotplus_distributed_stat_tables() IS
+  'per Citus distributed table: hotplus statistics summed over its shards on every node, and advice (no rows without Citus)';
 
 /* ---- Issue 40: one detoasted copy per row, in every plan node ------------------------- */
 /* The read path's marker (src/read/shared_detoast.hpp): the planner wraps a column read by a

@@ -9,6 +9,8 @@ pgxs_dir=$(dirname "$("$pg_config" --pgxs)")/..
 bindir=$("$pg_config" --bindir)
 work=$(mktemp -d -t hotplus-tap.XXXXXX)
 cp -r t "$work/t"
+# The documents too: a test that runs a documented recipe reads it from there (t/007).
+cp -r doc "$work/doc"
 # Every node runs with the verifier on (PostgreSQL::Test::Cluster appends TEMP_CONFIG to
 # each node's postgresql.conf).
 echo "hotplus.verify = on" >"$work/temp.conf"

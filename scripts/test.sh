@@ -20,6 +20,8 @@
 #   upgrade       every version of the extension's scripts, created and updated, equals a
 #                 fresh CREATE EXTENSION (scripts/upgrade-check.sh)
 #   tap           TAP tests (t/*.pl, PostgreSQL::Test::Cluster): replication, crashes, upgrades
+#                 (t/008: pg_upgrade to the target's server from Debian's 15 with this tree's
+#                 hotplus, on targets other than 15 and 19)
 #   citus         Citus built into the target's server (scripts/build-citus.sh, once), then
 #                 t/citus/*.pl: a coordinator and two workers with distributed hotheap tables
 #   discard-*     TARGET-cassert:discard only (make deep): the hot_*, decision_* and read_*
@@ -230,6 +232,27 @@ tap_suite() { # name log-dir files... : TAP files (scripts/tap.sh), counted from
 	record "$name" "$good" "$bad"
 }
 
+# t/008_pg_upgrade_major.pl's old server: Debian's PostgreSQL 15 with this tree's hotplus,
+# which target 15 installed if it ran before in this run, else built and installed here (in
+# a copy of the tree). Sets upgrade_from to its installation directory (empty on failure,
+# recorded as a failed step: t/008 would be skipped).
+debian_15_has_tree=0
+debian_15_with_hotplus() {
+	local pg=/usr/lib/postgresql/15/bin/pg_config dir=$work/old-15 file=$log_dir/old-15-build.log
+	if ((!debian_15_has_tree)); then
+		rm -rf "$dir"
+		if ! copy_tree "$dir" || ! make -C "$dir" -j"$(nproc)" PG_CONFIG=$pg >"$file" 2>&1 ||
+			! make -C "$dir" PG_CONFIG=$pg install >>"$file" 2>&1; then
+			tail -20 "$file"
+			record "old-15 build" 0 1
+			return
+		fi
+		rm -rf "$dir"
+		debian_15_has_tree=1
+	fi
+	upgrade_from=/usr/lib/postgresql/15
+}
+
 pg_config_for() { # target -> pg_config path on stdout
 	case $1 in
 		15) echo /usr/lib/postgresql/15/bin/pg_config ;;
@@ -293,6 +316,7 @@ run_target() { # target[:core|:discard]
 	fi
 	if make -C "$build_dir" -j"$(nproc)" >"$log_dir/build.log" 2>&1 &&
 		make -C "$build_dir" install >>"$log_dir/build.log" 2>&1; then
+		[ "$target" = 15 ] && debian_15_has_tree=1 # t/008's old server (debian_15_with_hotplus)
 		if grep -q 'warning:' "$log_dir/build.log"; then
 			grep 'warning:' "$log_dir/build.log"
 			record build 0 1
@@ -373,7 +397,11 @@ run_target() { # target[:core|:discard]
 		bash scripts/upgrade-check.sh
 
 	if ls t/*.pl >/dev/null 2>&1; then
-		tap_suite tap "$log_dir" t/*.pl
+		# t/008 upgrades a 15 cluster to this target's server: not from 15 itself, nor in the
+		# sid chroot (19), which has no 15.
+		upgrade_from=
+		if [ "$target" != 15 ] && ((!inside)); then debian_15_with_hotplus; fi
+		HOTPLUS_UPGRADE_FROM=$upgrade_from tap_suite tap "$log_dir" t/*.pl
 	fi
 
 	# Citus: hotheap tables distributed over a coordinator and two workers (t/citus), with

@@ -31,6 +31,15 @@
 #                        privileges pg_dump treats as the extension's own)
 #   comments             the comments on the members and their columns, and the extension's
 #   extension            pg_extension's row: version, schema, relocatable, config tables
+# and for every earlier version N, in a database of its own:
+#   N: users' views, functions and grants kept
+#                        a user's objects on every statistics view of N (a view, and SQL,
+#                        PL/pgSQL and BEGIN ATOMIC functions reading every column; SELECT
+#                        revoked from PUBLIC and granted to a monitoring role:
+#                        scripts/lib/kept-objects.sql) survive ALTER EXTENSION UPDATE: it
+#                        succeeds, and each object returns the rows it returned before (the
+#                        table and index views some), with the same privileges on the views
+#                        and the objects (scripts/lib/kept-snapshot.sql, before and after)
 # and last, as scripts/test.sh does, no assertion failure, leaked reference or crash in the
 # server's log (scripts/server-log-problems.sh).
 # Dump lines that differ legitimately are normalized, each for its reason (normalize()
@@ -38,7 +47,7 @@
 # relfilenodes the database assigned and the WAL positions at which columns were created.
 #
 # Ends with one line "N passed, N failed" (each check one) and exits non-zero on a failure.
-# Logs and the dumps go to test-logs/upgrade-check/ (HOTPLUS_LOG_DIR to change). About 10 to 20 s.
+# Logs and the dumps go to test-logs/upgrade-check/ (HOTPLUS_LOG_DIR to change). About 10 to 25 s.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PG_CONFIG=${PG_CONFIG:-pg_config}
@@ -136,6 +145,20 @@ if [ "${1:-}" = --inside ]; then
 			snapshot "$db" "$work/from-$v"
 		fi
 	done
+	# A user's objects on the statistics views of every earlier version, in a database of
+	# their own: written out before and after ALTER EXTENSION UPDATE (scripts/lib/kept-*.sql).
+	default=$(q -d postgres -c "SELECT default_version FROM pg_available_extensions WHERE name = '$ext'")
+	q -d postgres -c "CREATE ROLE hotplus_monitor" -c "CREATE ROLE hotplus_nobody" >"$work/roles.log" 2>&1
+	for v in "$@"; do
+		[ "$v" = "$default" ] && continue
+		db=kept_${v//[^A-Za-z0-9]/_}
+		createdb "$db"
+		q -d "$db" -v v="$v" -f scripts/lib/kept-objects.sql \
+			-c "\\o $work/kept-$v.before" -f scripts/lib/kept-snapshot.sql -c '\o' \
+			-c "ALTER EXTENSION $ext UPDATE" \
+			-c "\\o $work/kept-$v.after" -f scripts/lib/kept-snapshot.sql -c '\o' \
+			>"$work/kept-$v.log" 2>&1
+	done
 	exit 0
 fi
 
@@ -145,7 +168,7 @@ log_dir=${HOTPLUS_LOG_DIR:-$(pwd)/test-logs}/upgrade-check
 rm -rf "$log_dir"
 mkdir -p "$log_dir"
 source scripts/lib/steps.sh
-steps_start 32
+steps_start 46
 finish() {
 	steps_end "$log_dir" "-- upgrade-check: $((SECONDS - started)) s"
 	exit
@@ -250,6 +273,29 @@ for v in $versions; do
 		fi
 	done
 done
+# Users' objects on the statistics views survive ALTER EXTENSION UPDATE from every earlier
+# version: the update succeeds, every object returns what it returned before (the table and
+# index views some rows), and the privileges on the views and the objects are unchanged.
+for v in $versions; do
+	[ "$v" = "$default_version" ] && continue
+	name="$v: users' views, functions and grants kept"
+	before=$work/kept-$v.before after=$work/kept-$v.after
+	cp "$work/kept-$v.log" "$log_dir/kept-$v.log" 2>/dev/null
+	if [ ! -s "$before" ] || [ ! -s "$after" ]; then
+		grep -m5 -E 'ERROR|DETAIL|HINT' "$work/kept-$v.log" | sed 's/^/   /'
+		record "$name" 0 1
+	elif ! diff -u --label "before ALTER EXTENSION UPDATE" --label after "$before" "$after" >"$log_dir/kept-$v.diff"; then
+		head -40 "$log_dir/kept-$v.diff" | sed 's/^/   /'
+		record "$name" 0 1
+	elif grep -qE '^rows user_hotplus_stat_(tables|indexes)[a-z_()]*: 0$' "$after" ||
+		! grep -qE '^rows user_hotplus_stat_indexes_atomic\(\): [1-9]' "$after"; then
+		echo "   an object returned no rows:"
+		grep '^rows ' "$after" | sed 's/^/   /'
+		record "$name" 0 1
+	else
+		record "$name" 1 0
+	fi
+done
 # As scripts/test.sh: no assertion failure, leaked reference or crash in the server's log.
 if bash scripts/server-log-problems.sh "$log_dir/server.log"; then
 	record server-log 0 1
@@ -257,6 +303,9 @@ else
 	record server-log 1 0
 fi
 cp -r "$work/fresh" "$log_dir/fresh"
-for v in $versions; do [ -d "$work/from-$v" ] && cp -r "$work/from-$v" "$log_dir/from-$v"; done
+for v in $versions; do
+	[ -d "$work/from-$v" ] && cp -r "$work/from-$v" "$log_dir/from-$v"
+	cp "$work/kept-$v".before "$work/kept-$v".after "$log_dir/" 2>/dev/null
+done
 
 finish

@@ -150,6 +150,10 @@ SELECT pg_temp.err($$SELECT hotplus_heap_force_kill('twin_hot', ARRAY[NULL]::tid
 -- own checks then run (pg_surgery: only the table's owner).
 CREATE ROLE hotplus_contrib_user;
 GRANT SELECT ON twin_hot TO hotplus_contrib_user;
+-- has_function_privilege() on a wrapper says only that PUBLIC may call it; the contrib
+-- function's privilege is what decides (doc/using.md says to ask about that one).
+SELECT p.proname, has_function_privilege('hotplus_contrib_user', p.oid, 'EXECUTE')
+FROM pg_proc p WHERE p.proname IN ('hotplus_verify_heapam', 'verify_heapam') ORDER BY 1;
 SET ROLE hotplus_contrib_user;
 SELECT pg_temp.err($$SELECT * FROM hotplus_verify_heapam('twin_hot')$$);
 SELECT pg_temp.err($$SELECT * FROM hotplus_pgstattuple('twin_hot')$$);
@@ -158,6 +162,8 @@ RESET ROLE;
 GRANT EXECUTE ON FUNCTION verify_heapam(regclass, boolean, boolean, text, bigint, bigint) TO hotplus_contrib_user;
 GRANT EXECUTE ON FUNCTION heap_force_kill(regclass, tid[]) TO hotplus_contrib_user;
 GRANT pg_stat_scan_tables TO hotplus_contrib_user;
+SELECT p.proname, has_function_privilege('hotplus_contrib_user', p.oid, 'EXECUTE')
+FROM pg_proc p WHERE p.proname IN ('hotplus_verify_heapam', 'verify_heapam') ORDER BY 1;
 SET ROLE hotplus_contrib_user;
 SELECT pg_temp.err($$SELECT * FROM hotplus_verify_heapam('twin_hot')$$);
 SELECT pg_temp.err($$SELECT * FROM hotplus_pgstattuple('twin_hot')$$);

@@ -3,10 +3,11 @@
 # hotplus_pgrowlocks) on a streaming standby give the primary's answers; on the primary they
 # run while another transaction holds ROW EXCLUSIVE on the table (no stronger lock than the
 # contrib's ACCESS SHARE), where VACUUM FULL cannot; pg_surgery's wrapper refuses recovery
-# with pg_surgery's own error. And README's pg_amcheck recipe: a plain whole-database
-# pg_amcheck checks neither the hotheap table nor its indexes, the recipe's pg_amcheck checks
-# its indexes (heapallindexed) and TOAST table, and its SQL checks the table itself, on the
-# primary and on the standby, and reports a corrupted hotheap page.
+# with pg_surgery's own error. And doc/using.md's pg_amcheck recipe, run as documented: a plain
+# whole-database pg_amcheck checks neither the hotheap table nor its indexes, the recipe's
+# pg_amcheck checks its indexes (heapallindexed) and TOAST table, and its SQL checks the table
+# itself, on the primary and on the standby, and reports a corrupted hotheap page, also where
+# a hostile role planted overloads of hotplus_verify_heapam on the superuser's search path.
 # Design points: D15
 use strict;
 use warnings;
@@ -96,13 +97,25 @@ sub pg_amcheck
 	return ($ok, $stdout . $stderr);
 }
 
-# README's recipe, part 2: every hotheap table of the database through hotplus_verify_heapam.
-my $recipe_sql = q{
-SELECT c.oid::regclass, v.*
-FROM pg_class c
-JOIN pg_am a ON a.oid = c.relam AND a.amname = 'hotheap'
-CROSS JOIN LATERAL hotplus_verify_heapam(c.oid, check_toast => true) v
-WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'};
+# doc/using.md's pg_amcheck recipe, as documented (scripts/tap.sh copies doc/ beside t/): the
+# whole shell block, and its step 2's SQL (every hotheap table through hotplus_verify_heapam).
+open(my $doc, '<', 'doc/using.md') or die "doc/using.md: $!";
+my ($recipe) = do { local $/; <$doc> } =~ /\*\*pg_amcheck\.\*\*.*?```sh\n(.*?)```/s
+  or die 'no pg_amcheck recipe in doc/using.md';
+close($doc);
+my ($recipe_sql) = $recipe =~ /-c "(.*?)"\)/s or die "no SQL in the recipe:\n$recipe";
+like($recipe, qr/\bmydb\b/, 'the recipe names its database mydb');
+# The recipe, run by bash against a node's database "postgres" as its superuser.
+sub run_recipe
+{
+	my ($node) = @_;
+	(my $script = $recipe) =~ s/\bmydb\b/postgres/g;
+	my ($stdout, $stderr);
+	local $ENV{PGHOST} = $node->host;
+	local $ENV{PGPORT} = $node->port;
+	my $ok = IPC::Run::run([ 'bash', '-c', $script ], '>', \$stdout, '2>', \$stderr);
+	return ($ok, $stdout, $stderr);
+}
 
 for my $node ($primary, $standby)
 {
@@ -123,6 +136,8 @@ for my $node ($primary, $standby)
 		q{SELECT t.relname FROM pg_class c JOIN pg_class t ON t.oid = c.reltoastrelid WHERE c.relname = 'docs'});
 	like($log, qr/checking heap table "postgres\.pg_toast\.\Q$toast\E"/, "$name: and docs's TOAST table");
 	is($node->safe_psql('postgres', $recipe_sql), '', "$name: the recipe's SQL finds nothing on docs");
+	my ($recipe_ok, $out, $err) = run_recipe($node);
+	ok($recipe_ok, "$name: the documented recipe passes") or diag("$out\n$err");
 }
 
 # A corrupted hotheap page is reported by the recipe's SQL (with the index and TOAST checks of
@@ -147,10 +162,61 @@ close($fh);
 # Checksums (on by default from 18) would refuse the page before verify_heapam sees it.
 $primary->append_conf('postgresql.conf', "ignore_checksum_failure = on\n");
 $primary->start;
-my $found = $primary->safe_psql('postgres', "SELECT oid, blkno, offnum, msg FROM ($recipe_sql) s(oid, blkno, offnum, attnum, msg)");
-like($found, qr/^broken\|0\|1\|tuple data should begin at byte 24, but actually begins at byte 32/,
-	"the recipe's SQL reports the corrupted hotheap tuple");
+my $corruption = qr/^public\.broken\|0\|1\|\|tuple data should begin at byte 24, but actually begins at byte 32/m;
+my $recipe_ok;
+($recipe_ok, $out, $err) = run_recipe($primary);
+ok(!$recipe_ok, 'the documented recipe fails on the corrupted hotheap tuple');
+like($out, $corruption, 'and prints it') or diag("$out\n$err");
 my ($ok, $log) = pg_amcheck($primary, '--table=broken');
 like($log, qr/no heap tables to check matching "broken"/, 'pg_amcheck alone cannot check the hotheap table');
+
+# The recipe runs as a superuser in databases where other roles may create objects (issue 41:
+# the 1.3 recipe called hotplus_verify_heapam(c.oid, ...) unqualified, and a role's
+# hotplus_verify_heapam(oid, ...) was an exact match: it ran as the superuser, made its owner
+# superuser and reported nothing). A hostile role with CREATE on public, as in every database
+# created before PostgreSQL 15, and a schema of its own named like the superuser, first on
+# the default search path ("$user", public), plants overloads there that would escalate
+# privileges and hide the corruption.
+my $superuser = $primary->safe_psql('postgres', 'SELECT current_user');
+$primary->safe_psql('postgres', qq{
+CREATE ROLE hostile;
+GRANT CREATE ON SCHEMA public TO hostile;
+CREATE SCHEMA "$superuser" AUTHORIZATION hostile;
+SET ROLE hostile;
+CREATE FUNCTION public.hotplus_verify_heapam(relation oid, check_toast boolean)
+RETURNS TABLE (blkno int8, offnum int4, attnum int4, msg text)
+LANGUAGE plpgsql AS \$\$ BEGIN ALTER ROLE hostile SUPERUSER; END \$\$;
+CREATE FUNCTION public.hotplus_verify_heapam(relation text, check_toast boolean)
+RETURNS TABLE (blkno int8, offnum int4, attnum int4, msg text)
+LANGUAGE plpgsql AS \$\$ BEGIN ALTER ROLE hostile SUPERUSER; END \$\$;
+CREATE FUNCTION "$superuser".hotplus_verify_heapam(relation regclass, check_toast boolean)
+RETURNS TABLE (blkno int8, offnum int4, attnum int4, msg text)
+LANGUAGE plpgsql AS \$\$ BEGIN ALTER ROLE hostile SUPERUSER; END \$\$;
+CREATE FUNCTION "$superuser".hotplus_verify_heapam(relation oid, check_toast boolean)
+RETURNS TABLE (blkno int8, offnum int4, attnum int4, msg text)
+LANGUAGE plpgsql AS \$\$ BEGIN ALTER ROLE hostile SUPERUSER; END \$\$;
+});
+my $hostile_super = q{SELECT rolsuper FROM pg_roles WHERE rolname = 'hostile'};
+# What the 1.3 recipe ran (rolled back): the hostile role's function.
+is($primary->safe_psql('postgres', qq{BEGIN;
+	SELECT count(*) FROM pg_class c JOIN pg_am a ON a.oid = c.relam AND a.amname = 'hotheap'
+	CROSS JOIN LATERAL hotplus_verify_heapam(c.oid, check_toast => true) v
+	WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't';
+	$hostile_super; ROLLBACK}), "0\nt", "the 1.3 recipe's call runs the hostile overload as the superuser");
+($recipe_ok, $out, $err) = run_recipe($primary);
+ok(!$recipe_ok, 'with the overloads planted, the documented recipe still fails');
+like($out, $corruption, 'and prints the corruption') or diag("$out\n$err");
+is($primary->safe_psql('postgres', $hostile_super), 'f', 'no overload ran: the hostile role is no superuser');
+# An overload in hotplus's own schema with the recipe's exact argument types (and a default
+# more) makes the call ambiguous: the recipe stops with an error, never passes silently.
+$primary->safe_psql('postgres', q{SET ROLE hostile;
+CREATE FUNCTION public.hotplus_verify_heapam(relation regclass, check_toast boolean, pad int DEFAULT 0)
+RETURNS TABLE (blkno int8, offnum int4, attnum int4, msg text)
+LANGUAGE plpgsql AS $$ BEGIN ALTER ROLE hostile SUPERUSER; END $$;
+});
+($recipe_ok, $out, $err) = run_recipe($primary);
+ok(!$recipe_ok, 'an ambiguous overload in hotplus\'s schema stops the recipe');
+like($err, qr/function public\.hotplus_verify_heapam\(.*\) is not unique/, 'with an error') or diag("$out\n$err");
+is($primary->safe_psql('postgres', $hostile_super), 'f', 'and runs nothing of the hostile role');
 
 done_testing();

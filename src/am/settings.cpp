@@ -92,6 +92,16 @@ define_settings()
 		"column alone.",
 		&settings.read_path_show_markers, false, PGC_USERSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 		nullptr, nullptr, nullptr);
+	DefineCustomIntVariable(
+		"hotplus.page_full_sample_every",
+		"Tests the page-full statistics: how many of the updates that cannot be HOT for lack "
+		"of room, and whose indexes would need evaluating, one evaluated update stands for.",
+		"One in this many, drawn at random, is decided in full and counted in nonhot_page_full "
+		"or nonhot_index_changed; if no index changed, it adds this number minus 1 to "
+		"unchecked_hot_estimate. The others are counted in nonhot_page_full_unchecked. 1: "
+		"every one is decided, 0: none.",
+		&settings.page_full_sample_every, 16, 0, 1000000, PGC_USERSET,
+		GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, nullptr, nullptr, nullptr);
 }
 
 void

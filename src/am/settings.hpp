@@ -47,6 +47,13 @@ struct Settings
 	// hotplus.read_path_show_markers: for tests, EXPLAIN shows the shared detoast markers
 	// (plan_display.hpp) as calls naming their group.
 	bool read_path_show_markers = false;
+	// hotplus.page_full_sample_every: an update whose new version cannot fit on the page
+	// cannot be HOT, so hotplus evaluates no index expression or predicate for it; one in
+	// this many of those that would have needed an evaluation to tell whether an index
+	// changed are evaluated all the same, drawn at random, for the statistics' estimate of
+	// how many would have been HOT with room (hotplus_stat_tables.unchecked_hot_estimate).
+	// 1: every one (nothing is left unchecked), 0: none. For tests, not shown.
+	int page_full_sample_every = 16;
 };
 
 extern Settings settings;

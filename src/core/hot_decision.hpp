@@ -397,6 +397,39 @@ blocked_without_evaluation(const std::vector<IndexShape> &indexes, const ColumnC
 	return false;
 }
 
+// What decide_update() would still need, after blocked_without_evaluation() returned false
+// with these prechecks, to say whether the update may be HOT (the glue asks when HOT is
+// impossible anyway, the new version not fitting on the page, and evaluates nothing then):
+enum class HotQuestion : std::uint8_t
+{
+	Settled,		   // nothing: every index that blocks HOT was decided by its precheck, none
+					   // changing; prechecks.settled is the answer (summarizing indexes aside)
+	WithoutEvaluation, // decide_update() answers without calling the probe: every index that
+					   // needs one is declined (options.evaluate off, or not evaluable), and the
+					   // first of them blocks HOT
+	NeedsEvaluation,   // decide_update() may evaluate a HOT-blocking index's predicate or
+					   // expressions (or not every index was prechecked: more than kCapacity)
+};
+
+inline HotQuestion
+hot_question(const std::vector<IndexShape> &indexes, const Prechecks &prechecks,
+			 const DecisionOptions &options) noexcept
+{
+	const int n = static_cast<int>(indexes.size());
+	if (prechecks.count < n)
+		return HotQuestion::NeedsEvaluation;
+	bool declined = false;
+	for (int i = 0; i < n; i++)
+	{
+		if (prechecks.result[i] != Precheck::NeedsProbe || indexes[i].summarizing)
+			continue;
+		if (options.evaluate && indexes[i].evaluable)
+			return HotQuestion::NeedsEvaluation;
+		declined = true;
+	}
+	return declined ? HotQuestion::WithoutEvaluation : HotQuestion::Settled;
+}
+
 // blocked_without_evaluation() in a few instructions for its commonest "yes": a changed key
 // or INCLUDE column of an index without a predicate. Such an index's precheck is
 // ChangedStoredColumn whatever else changed, an index that reads the whole row is

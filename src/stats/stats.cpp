@@ -28,8 +28,8 @@ namespace {
 
 // Order of the counters as the SQL function returns them: kUpdates..kChecksSkipped, then
 // check_time_ms, then the read path's counters (added in 1.1), then check_failures (1.3),
-// then the verifier's (1.4): an older definition of the function, still installed before
-// ALTER EXTENSION UPDATE, asks for fewer columns.
+// then the verifier's and the unchecked page-full updates' (1.4): an older definition of the
+// function, still installed before ALTER EXTENSION UPDATE, asks for fewer columns.
 enum TableCounter
 {
 	kUpdates,
@@ -47,6 +47,8 @@ enum TableCounter
 	kCheckFailures, // updates whose decision failed (a C++ exception; 1.3)
 	kVerified,		   // updates hotplus.verify checked (1.4)
 	kVerifySampledOut, // updates it would have checked, left out by hotplus.verify_sample_rate (1.4)
+	kNonHotPageFullUnchecked, // no room on the page, indexes not evaluated (1.4)
+	kUncheckedHotEstimate,	  // of those, how many would have been HOT with room, estimated (1.4)
 	kTableCounters
 };
 constexpr int kCountersBeforeCheckTime = kChecksSkipped + 1;
@@ -437,6 +439,8 @@ counter_for(UpdateOutcome outcome)
 			return kNonHotIndexChanged;
 		case UpdateOutcome::NonHotPageFull:
 			return kNonHotPageFull;
+		case UpdateOutcome::NonHotPageFullUnchecked:
+			return kNonHotPageFullUnchecked;
 		case UpdateOutcome::NonHotOther:
 			break;
 	}
@@ -563,6 +567,7 @@ stats_count(Oid relid, const UpdateReport &report)
 		entry->counters[kCheckFailures]++;
 	entry->counters[kVerified] += report.verified;
 	entry->counters[kVerifySampledOut] += report.verify_sampled_out;
+	entry->counters[kUncheckedHotEstimate] += report.unchecked_hot_weight;
 	entry->check_time_ns += report.check_time_ns;
 
 	if (OidIsValid(report.blocking_index))

@@ -29,6 +29,9 @@ enum class UpdateOutcome
 	NonHotIndexChanged, // some index really changed
 	NonHotPageFull,		// no index changed, but the new version did not fit on the page
 	NonHotOther,		// heap decided alone (nothing to gain, disabled, declined)
+	// the new version did not fit on the page, and whether an index changed would have
+	// needed evaluating an index expression or predicate, which hotplus skips there (1.4)
+	NonHotPageFullUnchecked,
 };
 
 struct UpdateReport
@@ -41,6 +44,9 @@ struct UpdateReport
 	bool check_failed;		// the decision failed (a C++ exception): heap decided alone
 	bool verified;			// hotplus.verify checked what hotplus changed (reused datums, indexes)
 	bool verify_sampled_out; // hotplus.verify would have checked it; its sample rate left it out
+	// A NonHotPageFull update decided in full as a sample of the NonHotPageFullUnchecked ones:
+	// how many of those it stands for (hotplus.page_full_sample_every - 1), else 0.
+	int unchecked_hot_weight;
 };
 static_assert(std::is_trivially_destructible_v<UpdateReport>); // on frames an ERROR may unwind
 

@@ -49,6 +49,7 @@ extern "C" {
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/toast_compression.h"
+#include "common/pg_prng.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "portability/instr_time.h"
@@ -249,6 +250,8 @@ struct Findings
 	bool index_input_reused = false; // a reused datum is an index input
 	bool index_input_differs = false;
 	bool page_cannot_fit = false;
+	bool page_full_unchecked = false; // page_cannot_fit, and telling needed an evaluation
+	int page_full_weight = 0; // decided as a sample of those: how many it stands for
 	bool decided = false;
 	core::UpdateDecision decision;
 	bool override_applied = false;
@@ -409,6 +412,16 @@ core_decides(RelationInfo *info, EvaluationProbe &probe, const core::Prechecks *
 		*failed = true;
 		return false;
 	}
+}
+
+// Whether this update, which cannot be HOT for lack of room and whose indexes would need
+// evaluating to tell whether one changed, is decided all the same: one in `every`
+// (hotplus.page_full_sample_every), at random (a counter would alias with workloads that
+// alternate statements).
+bool
+page_full_sample_drawn(int every)
+{
+	return every == 1 || (every > 1 && pg_prng_uint64_range(&pg_global_prng_state, 1, every) == 1);
 }
 
 // The free space of the page a slot's buffer tuple is on (under a short share lock).
@@ -592,7 +605,36 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 		f->page_cannot_fit = reused_form != nullptr ? cannot_fit(reused_form, page_free)
 													: cannot_fit(a.slot, page_free);
 	}
-	if (needs_decision && !f->decided && !f->page_cannot_fit)
+	// On a full page HOT is impossible: nothing is evaluated, the decision is made only as
+	// far as the prechecks take it, to count the update as what it is, and in full for a
+	// random sample of the rest (hotplus.page_full_sample_every), which the statistics
+	// extrapolate. It writes nothing: heap decides alone below.
+	bool decide_on_full_page = false;
+	if (needs_decision && !f->decided && f->page_cannot_fit)
+	{
+		core::DecisionOptions options;
+		options.evaluate = settings.check_expressions;
+		switch (prechecked ? core::hot_question(info->core->indexes, prechecks, options)
+						   : core::HotQuestion::NeedsEvaluation)
+		{
+			case core::HotQuestion::Settled:
+				f->decided = true;
+				f->decision = prechecks.settled;
+				break;
+			case core::HotQuestion::WithoutEvaluation:
+				decide_on_full_page = true;
+				break;
+			case core::HotQuestion::NeedsEvaluation:
+			{
+				const int every = settings.page_full_sample_every;
+				decide_on_full_page = page_full_sample_drawn(every);
+				f->page_full_unchecked = !decide_on_full_page;
+				f->page_full_weight = decide_on_full_page ? every - 1 : 0;
+				break;
+			}
+		}
+	}
+	if (needs_decision && !f->decided && (!f->page_cannot_fit || decide_on_full_page))
 	{
 		EvaluationProbe probe{info, {old_slot, a.slot}};
 		f->decided = core_decides(info, probe, prechecked ? &prechecks : nullptr, &f->decision, &f->check_failed);
@@ -605,7 +647,8 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	}
 
 	// hotplus.verify compares reused datums with the values written, which final_form frees.
-	const bool verify_wanted = settings.verify && (reused_form != nullptr || (f->decided && f->decision.hot_allowed));
+	const bool verify_wanted =
+		settings.verify && (reused_form != nullptr || (f->decided && f->decision.hot_allowed && !f->page_cannot_fit));
 	const bool verified = verify_wanted && verifier_samples_update();
 	f->verify_sampled_out = verify_wanted && !verified;
 	int nwritten = 0;
@@ -640,7 +683,7 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	// heap reads more columns than the indexes do), so heap alone would refuse HOT. An
 	// invalidation processed while evaluating may mean a new index: then the decision is
 	// void unless the entry still describes the relation (relation_info.hpp invariant 2).
-	if (!f->decided || !f->decision.hot_allowed || !relation_info_revalidate(info, a.rel))
+	if (!f->decided || !f->decision.hot_allowed || f->page_cannot_fit || !relation_info_revalidate(info, a.rel))
 		return heap_decides(a);
 	if (verified)
 	{
@@ -685,10 +728,10 @@ outcome_of(const Findings &f, bool hot)
 	}
 	if (!f.checked)
 		return UpdateOutcome::NonHotOther;
-	if (f.page_cannot_fit || !f.index_input_differs)
+	if (!f.index_input_differs)
 		return UpdateOutcome::NonHotPageFull;
 	if (!f.decided)
-		return UpdateOutcome::NonHotOther;
+		return f.page_full_unchecked ? UpdateOutcome::NonHotPageFullUnchecked : UpdateOutcome::NonHotOther;
 	return d.hot_allowed ? UpdateOutcome::NonHotPageFull : UpdateOutcome::NonHotIndexChanged;
 }
 
@@ -710,6 +753,7 @@ count(Relation rel, RelationInfo *info, const UpdateArgs &a, TM_Result result, c
 	report.check_failed = f.check_failed;
 	report.verified = f.verified;
 	report.verify_sampled_out = f.verify_sampled_out;
+	report.unchecked_hot_weight = report.outcome == UpdateOutcome::NonHotPageFull ? f.page_full_weight : 0;
 	stats_count(RelationGetRelid(rel), report);
 }
 

@@ -142,7 +142,7 @@ same_as_heap(q{SELECT payload->>'kind', count(*) FROM events WHERE day < '2026-0
 sub counts
 {
 	return c(q{SELECT concat_ws(' ', updates, hot_stock, hot_by_expression, hot_by_partial, hot_by_image,
-		nonhot_index_changed, nonhot_page_full, nonhot_other, toast_reused)
+		nonhot_index_changed, nonhot_page_full, nonhot_other, toast_reused, nonhot_page_full_unchecked)
 		FROM hotplus_distributed_stat_tables() WHERE relid = 'docs'::regclass});
 }
 sub step
@@ -154,7 +154,7 @@ sub step
 	c($twin);
 	my @after = split / /, counts();
 	my @names = qw(updates hot_stock hot_by_expression hot_by_partial hot_by_image
-	  nonhot_index_changed nonhot_page_full nonhot_other toast_reused);
+	  nonhot_index_changed nonhot_page_full nonhot_other toast_reused nonhot_page_full_unchecked);
 	my %delta = map { $names[$_] => $after[$_] - $before[$_] } 0 .. $#names;
 	my $got = join(' ', map { "$_=$delta{$_}" } grep { $delta{$_} != 0 } @names);
 	is($got, $expected, $name);
@@ -301,7 +301,7 @@ is(c(q{SELECT hotplus_revert('conv')}), '1', 'hotplus_revert on the coordinator'
 is(placement_ams('conv') . ' ' . shells('conv'), 'heap 4 heap,heap', 'every shard and shell switched back');
 is(filenodes('conv'), $nodes_before, 'no rewrite on the way back either');
 # (pg_stat_all_tables on the workers may lag behind by a second or so)
-ok($coord->poll_query_until('postgres', q{SELECT advice ~ '^convert: [0-9.]+% of 400 updates on the shards were HOT; SELECT public\.hotplus_convert\(''public\.conv''\)'
+ok($coord->poll_query_until('postgres', q{SELECT advice ~ '^convert: [0-9.]+% of 400 updates on the shards were HOT; SELECT public\.hotplus_convert\(''public\.conv''::regclass\)'
 	FROM hotplus_stat_distributed_tables WHERE relid = 'conv'::regclass}),
 	'the advice for a heap distributed table names the conversion');
 

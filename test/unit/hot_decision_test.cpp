@@ -172,6 +172,36 @@ every_fact()
 	return all;
 }
 
+// An update of 1 to 4 random indexes (any shape; a fifth summarizing, a sixth not
+// evaluable), with evaluation facts consistent with its column changes.
+struct RandomUpdate
+{
+	std::vector<IndexShape> indexes;
+	std::vector<EvaluationFacts> facts;
+	const ColumnChanges *changes;
+};
+
+RandomUpdate
+random_update(std::mt19937 &rng, const std::vector<IndexShape> &shapes,
+			  const std::vector<ColumnChanges> &updates, const std::vector<EvaluationFacts> &facts)
+{
+	RandomUpdate u;
+	const int n = 1 + int(rng() % 4);
+	u.changes = &updates[rng() % updates.size()];
+	while (int(u.indexes.size()) < n)
+	{
+		IndexShape s = shapes[rng() % shapes.size()];
+		s.summarizing = (rng() % 5) == 0;
+		s.evaluable = (rng() % 6) != 0;
+		EvaluationFacts e = facts[rng() % facts.size()];
+		if (!consistent(s, *u.changes, e))
+			continue;
+		u.indexes.push_back(s);
+		u.facts.push_back(e);
+	}
+	return u;
+}
+
 } // namespace
 
 TEST_CASE("decide_index matches the rule for every shape, update and evaluation outcome")
@@ -329,21 +359,11 @@ TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random inde
 
 	for (int round = 0; round < 200000; round++)
 	{
-		int n = 1 + int(rng() % 4);
-		std::vector<IndexShape> indexes;
-		std::vector<EvaluationFacts> f;
-		const ColumnChanges &changes = updates[rng() % updates.size()];
-		while (int(indexes.size()) < n)
-		{
-			IndexShape s = shapes[rng() % shapes.size()];
-			s.summarizing = (rng() % 5) == 0;
-			s.evaluable = (rng() % 6) != 0;
-			EvaluationFacts e = facts[rng() % facts.size()];
-			if (!consistent(s, changes, e))
-				continue;
-			indexes.push_back(s);
-			f.push_back(e);
-		}
+		const RandomUpdate u = random_update(rng, shapes, updates, facts);
+		const std::vector<IndexShape> &indexes = u.indexes;
+		const std::vector<EvaluationFacts> &f = u.facts;
+		const ColumnChanges &changes = *u.changes;
+		const int n = static_cast<int>(indexes.size());
 
 		bool model_hot = true, model_summarizing_changed = false, model_stock_hot = true;
 		for (int i = 0; i < n; i++)
@@ -442,6 +462,82 @@ TEST_CASE("decide_update: HOT iff no HOT-blocking index changes, for random inde
 			if (!indexes[i].evaluable)
 				REQUIRE(probe.calls[i].empty());
 	}
+}
+
+TEST_CASE("hot_question: what decide_update still needs after the prechecks, for random index sets")
+{
+	// Where the new version cannot fit on the page, the glue asks hot_question() instead of
+	// evaluating: Settled and WithoutEvaluation must be decide_update()'s own answer with no
+	// probe call at all, whatever the facts evaluation would reveal; NeedsEvaluation is the
+	// only answer when some evaluation could decide HOT.
+	const auto shapes = every_index_shape();
+	const auto updates = every_column_changes();
+	const auto facts = every_fact();
+	std::mt19937 rng(20261204);
+	int seen[3] = {};
+
+	for (int round = 0; round < 100000; round++)
+	{
+		const RandomUpdate u = random_update(rng, shapes, updates, facts);
+		const std::vector<IndexShape> &indexes = u.indexes;
+		const std::vector<EvaluationFacts> &f = u.facts;
+		const ColumnChanges &changes = *u.changes;
+		const int n = static_cast<int>(indexes.size());
+		DecisionOptions options;
+		options.evaluate = (rng() % 4) != 0;
+
+		UpdateDecision early;
+		Prechecks prechecks;
+		if (blocked_without_evaluation(indexes, changes, &early, &prechecks))
+			continue;
+		const HotQuestion q = hot_question(indexes, prechecks, options);
+		seen[static_cast<int>(q)]++;
+
+		RecordingProbe probe(f);
+		const UpdateDecision d = decide_update(indexes, changes, options, probe, &prechecks);
+		bool probe_called = false;
+		for (int i = 0; i < n; i++)
+			if (!indexes[i].summarizing)
+				probe_called |= !probe.calls[i].empty();
+		switch (q)
+		{
+			case HotQuestion::Settled:
+				REQUIRE(prechecks.settled.hot_allowed);
+				REQUIRE(d.hot_allowed);
+				REQUIRE_FALSE(probe_called);
+				break;
+			case HotQuestion::WithoutEvaluation:
+				REQUIRE_FALSE(d.hot_allowed);
+				for (int i = 0; i < n; i++)
+					REQUIRE(probe.calls[i].empty());
+				break;
+			case HotQuestion::NeedsEvaluation:
+				// Some HOT-blocking index needed a probe and may be evaluated.
+				{
+					bool evaluable_probe = false;
+					for (int i = 0; i < n; i++)
+						evaluable_probe |= prechecks.result[i] == Precheck::NeedsProbe && !indexes[i].summarizing &&
+										   indexes[i].evaluable && options.evaluate;
+					REQUIRE(evaluable_probe);
+				}
+				break;
+		}
+		// Settled and WithoutEvaluation hold whatever evaluation would have revealed.
+		if (q != HotQuestion::NeedsEvaluation)
+			for (int i = 0; i < n; i++)
+				for (auto other : facts)
+				{
+					if (!consistent(indexes[i], changes, other))
+						continue;
+					std::vector<EvaluationFacts> g = f;
+					g[i] = other;
+					RecordingProbe p2(g);
+					REQUIRE(decide_update(indexes, changes, options, p2, &prechecks).hot_allowed == d.hot_allowed);
+				}
+	}
+	CHECK(seen[0] > 0);
+	CHECK(seen[1] > 0);
+	CHECK(seen[2] > 0);
 }
 
 TEST_CASE("an index that reads the whole row changes with every update, without evaluation")
