@@ -52,6 +52,7 @@ REGRESS_TESTS = \
 	contrib_as_heap \
 	convert \
 	decision_jsonb \
+	decision_likely_first \
 	decision_scope \
 	hot_dml \
 	hot_expressions \

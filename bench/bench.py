@@ -33,15 +33,15 @@ MODES = {
     'quick': dict(rounds=3, w1_rounds=3, w1_rows=5000, w1_hash_rows=2500, w1_control_rows=25000,
                   docs_rows=5000, duration=3, tpcb_scale=2, t0_rows=100000,
                   r_rounds=3, r_reps=3, r1_rows=1001, r2_rows=200000, r4_numeric_rows=100000, r7_short_rows=100000,
-                  oltp_rounds=5, oltp_duration=3),
+                  oltp_rounds=5, oltp_duration=3, w3_shapes='i20_last'),
     'default': dict(rounds=5, w1_rounds=7, w1_rows=20000, w1_hash_rows=10000, w1_control_rows=100000,
                     docs_rows=20000, duration=7, tpcb_scale=10, t0_rows=1000000,
                     r_rounds=5, r_reps=5, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000, r7_short_rows=300000,
-                    oltp_rounds=11, oltp_duration=5),
+                    oltp_rounds=11, oltp_duration=5, w3_shapes='i20_last,i20_first'),
     'full': dict(rounds=5, w1_rounds=7, w1_rows=100000, w1_hash_rows=50000, w1_control_rows=500000,
                  docs_rows=100000, duration=30, tpcb_scale=50, t0_rows=10000000,
                  r_rounds=7, r_reps=7, r1_rows=1001, r2_rows=1000000, r4_numeric_rows=100000, r7_short_rows=300000,
-                 oltp_rounds=21, oltp_duration=10),
+                 oltp_rounds=21, oltp_duration=10, w3_shapes='all'),
 }
 
 DEFAULT_WORKLOADS = 'w1,w2,w3,w4,w5,w6'
@@ -87,6 +87,38 @@ def doc_expressions():
                  "'price', ((g * 31 + i) % 1000) / 10.0, 'status', 'in stock')) "
                  "FROM generate_series(1, 60) i))",
     }
+
+
+# Workload 3: an indexed field changed, so no update can be HOT on either table. Shapes: how
+# many expression indexes (doc->>'f1') .. (doc->>'fN') the table has, created in order (the
+# index list is in OID order), and whether the field the UPDATE changes is read by the first
+# of them or the last. With one index, first and last are the same. Each shape has its own
+# heap and hotheap tables, made identical and used by nothing else: a table that another
+# workload updated first (workload 2 keeps hotheap's indexes a quarter of heap's size, all HOT)
+# splits and deduplicates differently when this one starts inserting, which moves its WAL
+# and time by several percent (doc/performance.md, "An indexed field changed").
+W3_SHAPES = [(1, 'last'), (5, 'first'), (5, 'last'), (20, 'first'), (20, 'last')]
+
+
+def w3_shape_key(n, position):
+    """The shape's name in tables and reports: i20_last, i5_first, i1."""
+    return f'i{n}' if n == 1 else f'i{n}_{position}'
+
+
+def w3_parse_shapes(spec):
+    """'i20_last,i1' -> [(20, 'last'), (1, 'last')]; 'all' -> every shape."""
+    if spec == 'all':
+        return list(W3_SHAPES)
+    by_key = {w3_shape_key(n, p): (n, p) for n, p in W3_SHAPES}
+    try:
+        return [by_key[k] for k in spec.split(',') if k]
+    except KeyError as e:
+        raise SystemExit(f'unknown workload-3 shape {e}; known: {", ".join(by_key)}')
+
+
+def w3_changed_field(n, position):
+    """The field the UPDATE changes: the one read by the first or the last index."""
+    return 'f1' if position == 'first' else f'f{n}'
 
 
 def log(msg):
@@ -346,9 +378,12 @@ class Bench:
 
     # -- pgbench helpers ---------------------------------------------------------------
     def pgbench(self, dbname, script=None, builtin=None, defines=None, duration=None, options=None,
-                clients=CLIENTS, protocol='prepared'):
-        cmd = ['pgbench', '-n', '-M', protocol, '-c', str(clients), '-j', str(clients),
-               '-T', str(duration or self.p['duration'])]
+                clients=CLIENTS, protocol='prepared', transactions=None, seed=None):
+        """transactions: per client (-t) instead of a duration; seed: --random-seed."""
+        cmd = ['pgbench', '-n', '-M', protocol, '-c', str(clients), '-j', str(clients)]
+        cmd += ['-t', str(transactions)] if transactions else ['-T', str(duration or self.p['duration'])]
+        if seed is not None:
+            cmd.append(f'--random-seed={seed}')
         for k, v in (defines or {}).items():
             cmd += ['-D', f'{k}={v}']
         if script is not None:
@@ -458,20 +493,83 @@ class Bench:
                 log(f'docs: {t} {checks[t]}')
         self.meta['docs_checks'] = checks
 
+    def w3_setup(self, db, shapes):
+        """Workload 3's tables: per document size and shape (W3_SHAPES), a heap and a hotheap
+        table with the same rows and the shape's expression indexes, created in order, used by
+        no other workload (so both start from the same state)."""
+        n = self.p['docs_rows']
+        checks = {}
+        for size, expr in doc_expressions().items():
+            db.x('DROP TABLE IF EXISTS w3_src')
+            db.x(f'CREATE TABLE w3_src AS SELECT g AS id, {expr} AS doc FROM generate_series(1, {int(n)}) g')
+            for nidx, position in shapes:
+                for am in ('heap', 'hotheap'):
+                    t = f'w3_{size}_{w3_shape_key(nidx, position)}_{am}'
+                    db.x(f'DROP TABLE IF EXISTS {t}')
+                    db.x(f'CREATE TABLE {t} (id int PRIMARY KEY, doc jsonb NOT NULL) '
+                         f'USING {am} WITH (fillfactor = 80, autovacuum_enabled = false)')
+                    db.x(f'INSERT INTO {t} SELECT * FROM w3_src')
+                    for k in range(1, nidx + 1):
+                        db.x(f"CREATE INDEX {t}_f{k} ON {t} ((doc->>'f{k}'))")
+                    db.x(f'VACUUM ANALYZE {t}')
+                    checks[t] = dict(
+                        am=db.v('SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam '
+                                'WHERE c.oid = %s::regclass', (t,)),
+                        indexes=db.v('SELECT count(*) FROM pg_index WHERE indrelid = %s::regclass', (t,)),
+                        index_bytes=db.v('SELECT pg_indexes_size(%s::regclass)', (t,)))
+            db.x('DROP TABLE w3_src')
+        log(f'w3: {len(checks)} tables')
+        self.meta['w3_checks'] = checks
+
+    def workload_w3(self):
+        """Workload 3: an indexed field changed (non-HOT on both), per shape and size."""
+        db = DB('bench')
+        shapes = w3_parse_shapes(self.args.w3_shapes or self.p['w3_shapes'])
+        self.meta['w3_shapes'] = [w3_shape_key(n, p) for n, p in shapes]
+        self.w3_setup(db, shapes)
+
+        def script(t, field):
+            return ('\\set id random(1, :rows)\n\\set r random(1, 1000000000)\n'
+                    f"UPDATE {t} SET doc = jsonb_set(doc, '{{{field}}}', to_jsonb('r' || :r)) WHERE id = :id;\n")
+        # The two runs of a round make the same updates (the same transactions per client and
+        # random seed), so that their tables stay alike and their WAL per transaction compares.
+        # How many: what the slower of the two did in a short run (the same on both), scaled to
+        # the mode's duration.
+        per_client = {}
+        for size in ('small', 'large'):
+            for nidx, position in shapes:
+                key = w3_shape_key(nidx, position)
+                tps = [self.pgbench('bench', script=script(f'w3_{size}_{key}_{am}', w3_changed_field(nidx, position)),
+                                    defines={'rows': self.p['docs_rows']}, transactions=200, seed=1)[0]
+                       for am in ('heap', 'hotheap')]
+                per_client[size, key] = max(200, int(min(tps) * self.p['duration'] / CLIENTS))
+        self.meta['w3_transactions_per_client'] = {f'{s} {k}': v for (s, k), v in per_client.items()}
+        log(f'w3: transactions per client and run {self.meta["w3_transactions_per_client"]}')
+        for r in range(self.p['rounds']):
+            for size in ('small', 'large'):
+                for nidx, position in shapes:
+                    key = w3_shape_key(nidx, position)
+                    field = w3_changed_field(nidx, position)
+                    for pos, variant in enumerate(order_for(r, ['heap', 'hotheap'])):
+                        t = f'w3_{size}_{key}_{variant}'
+                        res = self.timed_pgbench(db, 'bench', [t], 1, script=script(t, field),
+                                                 defines={'rows': self.p['docs_rows']},
+                                                 transactions=per_client[size, key], seed=1000 + r)
+                        case = f'{size} {key}'
+                        self.record(workload='w3', case=case, variant=variant, am=variant, round=r + 1,
+                                    position=pos + 1, metric='tps', **res)
+                        log(f'w3 round {r + 1} {case:15s} {variant:8s} {float(res["value"]):9.0f} TPS '
+                            f'hot {res["hot_upd"]}/{res["upd"]} wal {res["wal_bytes"] / max(res["ops"], 1):.0f} B/txn')
+        db.close()
+
     def workload_docs(self, which):
         db = DB('bench')
         n = self.p['docs_rows']
-        if which == 'w2':
-            # verify: hotheap's table with hotplus.verify on (what the independent recheck of
-            # every HOT decision hotplus adds costs)
-            variants = ['heap', 'hotheap', 'limit', 'limit20', 'verify']
-            body = ("UPDATE {t} SET doc = jsonb_set(doc, '{{counter}}', "
-                    "to_jsonb((doc->>'counter')::int + 1)) WHERE id = :id;\n")
-        else:
-            variants = ['heap', 'hotheap']
-            body = (f"\\set r random(1, 1000000000)\n"
-                    f"UPDATE {{t}} SET doc = jsonb_set(doc, '{{{{f{DOC_FIELDS}}}}}', "
-                    f"to_jsonb('r' || :r)) WHERE id = :id;\n")
+        # verify: hotheap's table with hotplus.verify on (what the independent recheck of
+        # every HOT decision hotplus adds costs)
+        variants = ['heap', 'hotheap', 'limit', 'limit20', 'verify']
+        body = ("UPDATE {t} SET doc = jsonb_set(doc, '{{counter}}', "
+                "to_jsonb((doc->>'counter')::int + 1)) WHERE id = :id;\n")
         for r in range(self.p['rounds']):
             for size in ('small', 'large'):
                 for pos, variant in enumerate(order_for(r, variants)):
@@ -1372,10 +1470,11 @@ class Bench:
             t0 = time.time()
             if w == 'w1':
                 self.workload1()
-            elif w in ('w2', 'w3'):
-                if 'docs_checks' not in self.meta:
-                    self.docs_setup(DB('bench'))
+            elif w == 'w2':
+                self.docs_setup(DB('bench'))
                 self.workload_docs(w)
+            elif w == 'w3':
+                self.workload_w3()
             elif w == 'w4':
                 self.workload4()
             elif w == 'w6':
@@ -1423,6 +1522,8 @@ def main():
                     help=f'comma-separated list of w1..w5 (default {DEFAULT_WORKLOADS}) and the '
                          f'opt-in read-path workloads {READ_WORKLOADS}')
     ap.add_argument('--w1-cases', help='comma-separated subset of workload 1 case keys')
+    ap.add_argument('--w3-shapes', help="workload 3's shapes (W3_SHAPES: i1, i5_first, i5_last, "
+                                        "i20_first, i20_last, or all); default: the mode's")
     ap.add_argument('--w6-cases', help="comma-separated subset of workload 6's statements "
                                        "('update c,update k,select c,mix of 10')")
     ap.add_argument('--nice', type=int, default=-10,

@@ -230,6 +230,36 @@ def docs_tables(cluster, sizes, rows):
     cluster.sql('\n'.join(sql))
 
 
+def changed_value(row, field, kind):
+    """Workload 3's new value of a field of a row (each row is updated once per session):
+    of the old value's length (bench.doc_expressions: 'v' and a number), as the timed
+    workload's random values are once a row has been updated ('r' and 9 or 10 digits: the
+    documents' raw sizes are then mostly equal), or longer (their sizes differ)."""
+    k = int(field[1:])
+    old = f'v{(row * 7919 + k * 104729) % 5000}'
+    return 'w' + old[1:] if kind == 'same-length' else 'r' + old[1:] + 'xyz'
+
+
+def w3_tables(cluster, sizes, shapes, rows):
+    """Workload 3's tables (bench.W3_SHAPES): per size, shape and access method two identical
+    copies, each with its shape's expression indexes created in order."""
+    sql = []
+    exprs = bench.doc_expressions()
+    for size in sizes:
+        sql.append(f'CREATE TABLE w3_src_{size} AS SELECT g AS id, {exprs[size]} AS doc '
+                   f'FROM generate_series(1, {rows}) g;')
+        for n, position in shapes:
+            for am in ('heap', 'hotheap'):
+                for scale in (1, 2):
+                    t = f'w3_{size}_{bench.w3_shape_key(n, position)}_{am}_{scale}'
+                    sql.append(f'CREATE TABLE {t} (id int PRIMARY KEY, doc jsonb NOT NULL) '
+                               f'USING {am} WITH (fillfactor = 80);')
+                    sql.append(f'INSERT INTO {t} SELECT id, doc FROM w3_src_{size};')
+                    for k in range(1, n + 1):
+                        sql.append(f"CREATE INDEX ON {t} ((doc->>'f{k}'));")
+    cluster.sql('\n'.join(sql))
+
+
 def per_unit(cluster, statements_for, units, settings=(), keep=None, events=False):
     """keep: a path prefix; the two runs' profiles are kept as PREFIX.1 and PREFIX.2
     (bench/profile_units.py shows each function's cost per unit from them). events: a dict of
@@ -307,8 +337,17 @@ def main():
                     help="workload 6's statements (bench.py), N units per session (0: none); "
                     'a unit is one statement, or one 10-statement transaction for the mix')
     ap.add_argument('--cache-sim', action='store_true',
-                    help='with --oltp: also count data cache misses (callgrind --cache-sim=yes: '
+                    help='with --oltp or --changed: also count data cache misses (callgrind --cache-sim=yes: '
                     'D1mr/D1mw first-level, DLmr/DLmw last-level, per statement)')
+    ap.add_argument('--changed', default='', metavar='SHAPES',
+                    help="workload 3 (an indexed field changed, non-HOT on both) for these shapes "
+                    "of bench.W3_SHAPES (i1,i5_first,i5_last,i20_first,i20_last, or all), with "
+                    '--changed-docs sizes; empty: none')
+    ap.add_argument('--changed-docs', default='small,large', help='workload 3: document sizes')
+    ap.add_argument('--changed-values', choices=('same-length', 'longer'), default='same-length',
+                    help="workload 3: the new value of the field, of the old one's length or longer")
+    ap.add_argument('--changed-updates', type=int, default=200,
+                    help='workload 3: single-row UPDATEs of the smaller session')
     ap.add_argument('--keep-profiles', metavar='DIR',
                     help='keep the callgrind profiles here, as CASE_AM.1/.2 and SIZE_VARIANT.1/.2 '
                     '(bench/profile_units.py)')
@@ -338,6 +377,10 @@ def main():
         cluster.sql(f"UPDATE pg_catalog.pg_proc SET probin = '{lib}' WHERE probin = '$libdir/hotplus';")
         w1_tables(cluster, cases, args.w1_rows)
         docs_tables(cluster, sizes, 2 * args.docs_updates)
+        changed = bench.w3_parse_shapes(args.changed) if args.changed else []
+        changed_sizes = [s for s in args.changed_docs.split(',') if s]
+        if changed:
+            w3_tables(cluster, changed_sizes, changed, 2 * args.changed_updates)
         if args.oltp:
             oltp_tables(cluster, max(20000, 2 * args.oltp))
         cluster.sql('VACUUM ANALYZE; CHECKPOINT;')
@@ -394,6 +437,39 @@ def main():
                             f"{miss['hotheap'][1]:.2f} |")
                 lines.append(row)
                 print(row, flush=True)
+            lines.append('')
+        for size in changed_sizes if changed else ():
+            lines += [f'Workload 3, {size} documents: an indexed field changed (non-HOT on both), '
+                      f'one-row UPDATE per transaction (prepared), {args.changed_updates} and '
+                      f'{2 * args.changed_updates} per session:', '',
+                      '| shape | field set | heap instr/update | hotheap instr/update | change | '
+                      'hotheap as throughput vs heap |' +
+                      (' heap D1 misses | hotheap D1 misses | heap LL misses | hotheap LL misses |'
+                       if args.cache_sim else ''),
+                      '|---|---|---|---|---|---|' + ('---|---|---|---|' if args.cache_sim else '')]
+            for n, position in changed:
+                key = bench.w3_shape_key(n, position)
+                field = bench.w3_changed_field(n, position)
+                cost = {}
+                for am in ('heap', 'hotheap'):
+                    def statements(scale, units, am=am, key=key, field=field):
+                        t = f'w3_{size}_{key}_{am}_{scale}'
+                        return ([f"PREPARE u(int, text) AS UPDATE {t} SET doc = jsonb_set(doc, "
+                                 f"'{{{field}}}', to_jsonb($2)) WHERE id = $1"] +
+                                [f"EXECUTE u({row}, '{changed_value(row, field, args.changed_values)}')"
+                                 for row in ((i * 7919) % (2 * args.changed_updates) + 1 for i in range(units))])
+                    cost[am] = per_unit(cluster, statements, args.changed_updates,
+                                        keep=profile(f'w3_{size}_{key}_{am}'), events=args.cache_sim)
+                ir = {am: c['Ir'] if args.cache_sim else c for am, c in cost.items()}
+                row = (f"| {key} | {field} | {ir['heap']:.0f} | {ir['hotheap']:.0f} | "
+                       f"{(ir['hotheap'] / ir['heap'] - 1) * 100:+.2f}% | {ir['heap'] / ir['hotheap']:.4f} |")
+                if args.cache_sim:
+                    miss = {am: (c.get('D1mr', 0) + c.get('D1mw', 0), c.get('DLmr', 0) + c.get('DLmw', 0))
+                            for am, c in cost.items()}
+                    row += (f" {miss['heap'][0]:.1f} | {miss['hotheap'][0]:.1f} | {miss['heap'][1]:.2f} | "
+                            f"{miss['hotheap'][1]:.2f} |")
+                lines.append(row)
+                print(lines[-1], flush=True)
             lines.append('')
         for size in sizes:
             cost = {}

@@ -56,7 +56,8 @@ SELECT relname, updates, verified, verify_sampled_out FROM hotplus_stat_tables W
 -- nonhot_first_changed counts, per index, the non-HOT updates in which it was the first
 -- index hotplus found changed: the decision stops there. Both lower(a) and lower(b) change
 -- in the first 10 updates, only lower(b) in the next 10: lower(b) changed in 20, and is the
--- first found changed in 10 (a is the lower column, compared first).
+-- first found changed in 10 (a is the lower index, looked at first, and then first again as
+-- the one that changed last, src/README.md D9a).
 CREATE TABLE st_two (id int PRIMARY KEY, a text, b text) USING hotheap;
 INSERT INTO st_two SELECT g, 'a' || g, 'b' || g FROM generate_series(1, 20) g;
 CREATE INDEX st_two_a ON st_two (lower(a));

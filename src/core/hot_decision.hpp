@@ -139,6 +139,8 @@ class ColumnChanges
 
 	// The Changed columns below ColumnSet::kMaskColumns, as a bit mask (bit c: column c).
 	std::uint64_t changed_mask() const noexcept { return changed_; }
+	// The ImageEqual columns below ColumnSet::kMaskColumns, as a bit mask.
+	std::uint64_t image_equal_mask() const noexcept { return image_equal_; }
 
 	// The strongest change among cols.
 	ColumnChange strongest(const ColumnList &cols) const noexcept;
@@ -472,12 +474,19 @@ class StoredColumnBlockers
 		}
 	}
 
+	// Whether blocked() answers for a change vector of changes' size: every index's stored
+	// columns are in the mask and the vector.
+	bool answers(const ColumnChanges &changes) const noexcept
+	{
+		return usable_ && max_column_ <= changes.natts();
+	}
+
 	// True (and *decision: not HOT, the blocking index, ChangedStoredColumn) when some
 	// index blocks HOT by a changed stored column: then blocked_without_evaluation() would
-	// return true with the same decision. False: not known here.
+	// return true with the same decision. False: not known here (see answers()).
 	bool blocked(const ColumnChanges &changes, UpdateDecision *decision) const noexcept
 	{
-		if (!usable_ || max_column_ > changes.natts())
+		if (!answers(changes))
 			return false;
 		std::uint64_t hit = changes.changed_mask() & mask_;
 		if (hit == 0 && whole_row_blocker_ < 0)
@@ -502,6 +511,83 @@ class StoredColumnBlockers
 	std::array<std::int16_t, ColumnSet::kMaskColumns> first_blocker_{};
 };
 static_assert(std::is_trivially_destructible_v<StoredColumnBlockers>);
+
+// decide_update()'s answer, in a few instructions, for the commonest update that may be
+// HOT: no input of any index Changed (a field or column no index reads changed). Every
+// index's precheck then says unchanged (UnchangedInputsSame, or UnchangedInputsImageEqual
+// when an input is only image-equal), so the update is HOT, nothing evaluated, and HOT
+// thanks to image equality iff some index input is ImageEqual. Built once from the
+// relation's shapes (the glue's entry); answers only when every index's inputs are below
+// ColumnSet::kMaskColumns and within the change vector, and no index reads the whole row
+// (that one changes with every update). Fixed-size, trivially destructible.
+class InputsUnion
+{
+  public:
+	InputsUnion() = default;
+	explicit InputsUnion(const std::vector<IndexShape> &indexes) noexcept
+	{
+		usable_ = true;
+		for (const IndexShape &index : indexes)
+		{
+			for (const ColumnSet *set : {&index.stored_columns, &index.expression_inputs, &index.predicate_inputs})
+			{
+				usable_ &= set->in_mask();
+				mask_ |= set->mask();
+				max_column_ = std::max(max_column_, set->max());
+			}
+			usable_ &= !index.reads_whole_row;
+		}
+	}
+
+	// True (and *decision: HOT, used_image_equality as decide_update() finds it) when no
+	// index input Changed; false: not known here.
+	bool settled_unchanged(const ColumnChanges &changes, UpdateDecision *decision) const noexcept
+	{
+		if (!usable_ || max_column_ > changes.natts() || (changes.changed_mask() & mask_) != 0)
+			return false;
+		*decision = UpdateDecision{};
+		decision->used_image_equality = (changes.image_equal_mask() & mask_) != 0;
+		return true;
+	}
+
+  private:
+	bool usable_ = false;
+	ColumnNumber max_column_ = 0;
+	std::uint64_t mask_ = 0; // every index's inputs
+};
+static_assert(std::is_trivially_destructible_v<InputsUnion>);
+
+// blocked_without_evaluation()'s answer read from the indexes' stored columns alone: a
+// precheck blocks HOT only for an index that reads the whole row or whose stored key or
+// INCLUDE column changed (without a predicate), and neither reads an expression's or a
+// predicate's inputs. So the answer needs no jsonb part classified (parts are only ever
+// expression or predicate inputs), and blocks with the same index and verdict. blockers:
+// the same indexes' StoredColumnBlockers (its mask test, where it answers).
+inline bool
+blocked_by_stored_columns(const std::vector<IndexShape> &indexes, const StoredColumnBlockers &blockers,
+						  const ColumnChanges &changes, UpdateDecision *decision) noexcept
+{
+	if (blockers.answers(changes))
+		return blockers.blocked(changes, decision);
+	for (int i = 0; i < static_cast<int>(indexes.size()); i++)
+	{
+		const IndexShape &index = indexes[i];
+		if (index.summarizing)
+			continue;
+		const IndexVerdict v =
+			index.reads_whole_row ? IndexVerdict::ChangedWholeRow
+			: !index.has_predicate && changes.strongest(index.stored_columns) == ColumnChange::Changed
+				? IndexVerdict::ChangedStoredColumn
+				: IndexVerdict::UnchangedInputsSame;
+		if (verdict_changes_index(v))
+		{
+			*decision = UpdateDecision{};
+			block(decision, i, v);
+			return true;
+		}
+	}
+	return false;
+}
 
 // Decides cheapest first: every index that a stored column decides without evaluation,
 // before any predicate or expression is evaluated; then the others in order, stopping at
@@ -543,6 +629,65 @@ decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &chang
 		}
 	}
 	return d;
+}
+
+// decide_update() with the index most likely to change looked at first, for the update
+// that cannot be HOT: it needs only one changed index, and the likely one, found changed,
+// settles it with nothing else compared or evaluated. `likely` is a guess (the glue's: the
+// index the previous update of the table by statements with the same target columns found
+// changed); any index, or -1, gives the same hot_allowed, summarizing_changed and used_*
+// flags as decide_update(); a wrong guess costs only its own decision. blocking_index is the
+// first index found changed: `likely` when it changes, else decide_update()'s.
+//
+// Some inputs may not be classified yet when this is called: the probe's complete_inputs()
+// classifies the rest, and is called exactly once, before anything but the inputs of
+// `likely` is read, unless `likely` settles the update (then never). So only `likely`'s
+// inputs must be classified up front (all of them when it is -1 or not usable as a guess).
+// The caller asks blocked_by_stored_columns() first, which needs no more, so that nothing
+// is evaluated when a stored column settles the update (D9); if it did not, the decision
+// is the same, only found later.
+//
+// inputs (nullptr: none): the same indexes' InputsUnion, asked once every input is classified
+// (an update that changes no index input is then settled without a precheck per index).
+template <typename Probe>
+UpdateDecision
+decide_update_likely_first(const std::vector<IndexShape> &indexes, const ColumnChanges &changes,
+						   const DecisionOptions &options, Probe &probe, int likely,
+						   const InputsUnion *inputs = nullptr)
+{
+	const int n = static_cast<int>(indexes.size());
+	UpdateDecision d;
+	if (likely < 0 || likely >= n || likely >= Prechecks::kCapacity || indexes[likely].summarizing)
+	{
+		probe.complete_inputs();
+		if (inputs != nullptr && inputs->settled_unchanged(changes, &d))
+			return d;
+		return decide_update(indexes, changes, options, probe);
+	}
+	const IndexVerdict first = decide_index(likely, indexes[likely], changes, options, probe);
+	if (verdict_changes_index(first))
+	{
+		block(&d, likely, first);
+		return d;
+	}
+	probe.complete_inputs();
+	// The guessed index unchanged with no input Changed: its verdict was a precheck's, which
+	// the union's answer covers.
+	if (inputs != nullptr && inputs->settled_unchanged(changes, &d))
+		return d;
+	Prechecks prechecks;
+	if (blocked_without_evaluation(indexes, changes, &d, &prechecks))
+		return d;
+	// The likely index is decided (unchanged): decide_update() takes its verdict as a
+	// precheck's instead of evaluating it again.
+	if (prechecks.result[likely] == Precheck::NeedsProbe)
+	{
+		prechecks.result[likely] = Precheck::Decided;
+		prechecks.verdict[likely] = first;
+		prechecks.needs_probe--;
+		record_verdict(&prechecks.settled, likely, indexes[likely], first);
+	}
+	return decide_update(indexes, changes, options, probe, &prechecks);
 }
 
 } // namespace hotplus::core

@@ -14,6 +14,7 @@ struct CoreState
 {
 	std::vector<core::IndexShape> indexes;
 	core::StoredColumnBlockers blockers; // of indexes, made when they are complete
+	core::InputsUnion inputs;			 // likewise
 	core::ColumnChanges changes;
 };
 

@@ -11,14 +11,18 @@
 //   3. classify each compared column the statement sets (the others hold the old datums
 //      as stored): Same (equal as stored), ImageEqual (equal after
 //      detoasting; the raw sizes are compared first, so nothing is fetched when they
-//      differ), Changed; and each jsonb field an index reads (jsonb_parts.hpp). Toastable
-//      ImageEqual columns will get the old stored datum back (formed now, stored in 6);
-//   4. an index found changed from the compared columns alone settles it: not HOT; else
+//      differ, nor when a jsonb field of the guessed index, step 5, differs), Changed.
+//      Toastable ImageEqual columns will get the old stored datum back (formed now,
+//      stored in 6);
+//   4. an index found changed from the stored columns alone settles it: not HOT; else
 //      a new version that cannot fit on the old page (its free space read only now)
 //      cannot be HOT: heap as is;
-//   5. the pure core decides (predicates before expressions, evaluation only as needed,
-//      every value detoasted at most once per version, from caches that point into the
-//      new version as materialized);
+//   5. the pure core decides, first the index the last decision for these target columns
+//      found changed (its jsonb fields read from prefixes of the documents), then, unless
+//      that one changed, every jsonb field an index reads (jsonb_parts.hpp) and the other
+//      indexes (predicates before expressions, evaluation only as needed, every value
+//      detoasted at most once per version, from caches that point into the new version as
+//      materialized; src/README.md D9a);
 //   6. the new version with the reused datums replaces the materialized one in the slot:
 //      only now, as that frees what the caches of step 5 point into (src/README.md D8a);
 //   7. hotplus.verify rechecks reused datums and, for an override, every index
@@ -139,9 +143,88 @@ stored_short(Form_pg_attribute attr, Size len)
 	return attr->attstorage != TYPSTORAGE_PLAIN && len + VARHDRSZ_SHORT <= VARATT_SHORT_MAX;
 }
 
+inline bool
+in_line_uncompressed(Datum value)
+{
+	auto *ptr = reinterpret_cast<struct varlena *>(DatumGetPointer(value));
+	return !VARATT_IS_EXTERNAL(ptr) && !VARATT_IS_COMPRESSED(ptr);
+}
+
+// What one update knows of a jsonb part of a column whose stored values differ
+// (RelationInfo::part_state): Unknown until looked at; NoProof once part_difference()
+// found no difference (only an exact comparison can tell); Same and Changed by the exact
+// comparison (part_is_same) or the proof; ChangedAsScalars: both strings or both booleans
+// of other bytes, so `col ->> key` and `col -> key` differ too (EvaluationProbe).
+enum PartState : uint8
+{
+	kPartUnknown = 0,
+	kPartNoProof,
+	kPartSame,
+	kPartChanged,
+	kPartChangedAsScalars,
+};
+
+// The value as it is, or as detoasted already in this update (then nothing is read again).
+Datum
+as_read_so_far(const RelationInfo *info, int side, AttrNumber att, Datum value)
+{
+	return info->is_detoasted[side][att] ? info->detoasted[side][att] : value;
+}
+
+// Whether part p's values are proved to differ, reading each document only up to that
+// field (part_difference: a compressed or out-of-line old document is decompressed or
+// fetched as a prefix). The column's stored values differ and neither is NULL.
+bool
+part_proved_different(RelationInfo *info, int p, TupleTableSlot *old_slot, TupleTableSlot *new_slot)
+{
+	uint8 &state = info->part_state[p];
+	if (state == kPartUnknown)
+	{
+		const JsonbPart &part = info->parts.parts[p];
+		const Datum old_value = old_slot->tts_values[part.column - 1];
+		Datum old_in_full = 0;
+		const PartDifference d =
+			part_difference(as_read_so_far(info, kOld, part.column, old_value),
+							as_read_so_far(info, kNew, part.column, new_slot->tts_values[part.column - 1]), part.key,
+							&old_in_full);
+		state = d == PartDifference::DiffersAsScalars ? kPartChangedAsScalars
+				: d == PartDifference::Differs		  ? kPartChanged
+													  : kPartNoProof;
+		if (!in_line_uncompressed(old_value) && !info->is_detoasted[kOld][part.column])
+		{
+			note_extended_value(info->relid, part.column); // read from a prefix (stored_form.hpp)
+			if (old_in_full != 0) // read to its end: what detoasted_value() would make
+			{
+				info->detoasted[kOld][part.column] = old_in_full;
+				info->is_detoasted[kOld][part.column] = true;
+				info->any_detoasted[kOld] = true;
+			}
+		}
+	}
+	return state == kPartChanged || state == kPartChangedAsScalars;
+}
+
+// Whether a jsonb part of column att that index `guess` reads is proved to differ: then
+// the documents differ, and the column is Changed without comparing them in full.
+bool
+guessed_part_differs(RelationInfo *info, int guess, AttrNumber att, TupleTableSlot *old_slot, TupleTableSlot *new_slot)
+{
+	if (guess < 0)
+		return false;
+	const core::IndexShape &shape = info->core->indexes[guess];
+	for (const core::ColumnSet *inputs : {&shape.expression_inputs, &shape.predicate_inputs})
+		for (core::ColumnNumber input : *inputs)
+			if (input > info->natts && info->parts.parts[input - info->natts - 1].column == att &&
+				part_proved_different(info, input - info->natts - 1, old_slot, new_slot))
+				return true;
+	return false;
+}
+
+// guess: the index the update looks at first (-1: none); a field of it that differs
+// proves a jsonb column Changed before the documents are fetched or decompressed.
 core::ColumnChange
 classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *new_slot,
-				AttrNumber att)
+				AttrNumber att, int guess)
 {
 	const bool old_null = old_slot->tts_isnull[att - 1];
 	const bool new_null = new_slot->tts_isnull[att - 1];
@@ -178,8 +261,11 @@ classify_column(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *ne
 		return core::ColumnChange::Same;
 	if (attr->attlen != -1)
 		return core::ColumnChange::Changed;
-	// Never fetch or decompress when the raw sizes already differ.
+	// Never fetch or decompress when the raw sizes already differ, or when a field the
+	// guessed index reads differs.
 	if (toast_raw_datum_size(old_value) != toast_raw_datum_size(new_value))
+		return core::ColumnChange::Changed;
+	if (guessed_part_differs(info, guess, att, old_slot, new_slot))
 		return core::ColumnChange::Changed;
 	int *unequal_fetches = &info->columns[att].unequal_fetches;
 	if (*unequal_fetches >= kUnequalFetchesBeforeGivingUp)
@@ -302,6 +388,41 @@ classify_parts(RelationInfo *info, TupleTableSlot *old_slot, TupleTableSlot *new
 	}
 }
 
+// classify_parts() for the parts index `which` reads only (its expression and predicate
+// inputs beyond the table's columns), each by a binary search in both documents: all that
+// core::decide_update_likely_first() reads before it asks for the rest.
+void
+classify_index_parts(RelationInfo *info, int which, TupleTableSlot *old_slot, TupleTableSlot *new_slot, Findings *f)
+{
+	core::ColumnChanges &changes = info->core->changes;
+	const core::IndexShape &shape = info->core->indexes[which];
+	for (const core::ColumnSet *inputs : {&shape.expression_inputs, &shape.predicate_inputs})
+		for (core::ColumnNumber input : *inputs)
+		{
+			if (input <= info->natts)
+				continue;
+			const int p = input - info->natts - 1;
+			const JsonbPart &part = info->parts.parts[p];
+			const AttrNumber column = part.column;
+			const core::ColumnChange change = changes.get(column);
+			bool kept = false;
+			if (change == core::ColumnChange::Changed && settings.check_expressions &&
+				!old_slot->tts_isnull[column - 1] && !new_slot->tts_isnull[column - 1] &&
+				!part_proved_different(info, p, old_slot, new_slot))
+			{
+				if (info->part_state[p] == kPartNoProof)
+					info->part_state[p] = part_is_same(detoasted_value(info, kOld, column, old_slot->tts_values[column - 1]),
+													   detoasted_value(info, kNew, column, new_slot->tts_values[column - 1]),
+													   part.key)
+											  ? kPartSame
+											  : kPartChanged;
+				kept = info->part_state[p] == kPartSame;
+			}
+			f->by_parts |= kept;
+			changes.set(input, kept ? core::ColumnChange::Same : change);
+		}
+}
+
 // A virtual slot holding a version's expression inputs, detoasted once, for evaluation.
 TupleTableSlot *
 evaluation_slot(RelationInfo *info, int side, TupleTableSlot *source)
@@ -347,11 +468,22 @@ prepare_evaluation(RelationInfo *info, IndexEvalInfo *index)
 }
 
 // Answers the core's questions by evaluating the index's predicate and expressions, in
-// the per-tuple memory of the entry's EState.
+// the per-tuple memory of the entry's EState, and classifies the jsonb parts the core has
+// not read yet when it asks (complete_inputs).
 struct EvaluationProbe
 {
 	RelationInfo *info;
 	TupleTableSlot *versions[2];
+	Findings *findings;
+	bool parts_complete;
+
+	void complete_inputs()
+	{
+		if (parts_complete)
+			return;
+		classify_parts(info, versions[kOld], versions[kNew], findings);
+		parts_complete = true;
+	}
 
 	ExprContext *context_for(int which, int side)
 	{
@@ -370,6 +502,11 @@ struct EvaluationProbe
 	bool expressions_equal(int which)
 	{
 		IndexEvalInfo *index = &info->indexes[which];
+		// An expression that is exactly a field access whose values are strings (or
+		// booleans) of other bytes has another value: nothing to evaluate (PartState).
+		for (int k = 0; k < index->nexpressions; k++)
+			if (index->expression_part[k] >= 0 && info->part_state[index->expression_part[k]] == kPartChangedAsScalars)
+				return false;
 		for (int k = 0; k < index->nexpressions; k++)
 		{
 			bool null[2];
@@ -393,9 +530,10 @@ static_assert(std::is_trivially_destructible_v<EvaluationProbe>); // on frames a
 // crossing into PostgreSQL, and is counted (*failed; check_failures). In assert-enabled
 // builds it fails the assertion, unless hotplus.check_selftest asked for it. Probe calls may
 // longjmp through this frame: it owns nothing with a destructor.
+// likely: the index to look at first (core::decide_update_likely_first), -1 for none; only
+// its parts need be classified (the probe classifies the rest when asked).
 bool
-core_decides(RelationInfo *info, EvaluationProbe &probe, const core::Prechecks *prechecks,
-			 core::UpdateDecision *decision, bool *failed)
+core_decides(RelationInfo *info, EvaluationProbe &probe, int likely, core::UpdateDecision *decision, bool *failed)
 {
 	try
 	{
@@ -403,7 +541,8 @@ core_decides(RelationInfo *info, EvaluationProbe &probe, const core::Prechecks *
 			throw std::bad_alloc();
 		core::DecisionOptions options;
 		options.evaluate = settings.check_expressions;
-		*decision = core::decide_update(info->core->indexes, info->core->changes, options, probe, prechecks);
+		*decision = core::decide_update_likely_first(info->core->indexes, info->core->changes, options, probe, likely,
+													 &info->core->inputs);
 		return true;
 	}
 	catch (...)
@@ -562,10 +701,16 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	// stored (statement_scope.hpp): Same, nothing to compare. statement_compared lists the
 	// others.
 	info->core->changes.reset();
+	if (info->parts.nparts > 0)
+		memset(info->part_state, kPartUnknown, info->parts.nparts);
+	// The index the last decision for these targets found changed, looked at first.
+	const int guess = selftest_active() || info->likely_changed >= static_cast<int>(info->core->indexes.size())
+						  ? -1
+						  : info->likely_changed;
 	for (int i = 0; i < info->nstatement_compared; i++)
 	{
 		const AttrNumber att = info->statement_compared[i];
-		core::ColumnChange change = classify_column(info, old_slot, a.slot, att);
+		core::ColumnChange change = classify_column(info, old_slot, a.slot, att, guess);
 		info->columns[att].reuse = false;
 		if (change == core::ColumnChange::ImageEqual && settings.reuse_toast &&
 			info->columns[att].toastable && reuse_keeps_stored_bytes(old_slot->tts_values[att - 1]) &&
@@ -581,8 +726,6 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 		info->core->changes.set(att, change);
 	}
 
-	classify_parts(info, old_slot, a.slot, f);
-
 	// The new version as heap_update() will store it. It goes into the slot only after the
 	// last read through the caches, which point into the slot's current tuple (final_form).
 	HeapTuple reused_form = f->toast_reused > 0 ? with_old_datums(info, old_slot, a.slot) : nullptr;
@@ -590,13 +733,14 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	// With no index input differing as stored, heap's decision is exact (HOT if it fits),
 	// unless heap blocks HOT on more columns than the indexes really read. An index found
 	// changed from the compared columns alone settles it (not HOT) before anything else is
-	// looked at; a version that cannot fit on the old page cannot be HOT either.
+	// looked at; a version that cannot fit on the old page cannot be HOT either. Then the
+	// core decides, the index the last such decision found changed first (the update that
+	// cannot be HOT needs only one changed index): of the jsonb fields indexes read, only
+	// that index's are compared before it is decided, the others only if it is unchanged.
 	const bool needs_decision = f->index_input_differs || info->stock_blocks_more;
-	core::Prechecks prechecks; // trivially destructible: this frame may be unwound
 	const bool prechecked = needs_decision && !selftest_active();
-	if (prechecked && (info->core->blockers.blocked(info->core->changes, &f->decision) ||
-					   core::blocked_without_evaluation(info->core->indexes, info->core->changes,
-														&f->decision, &prechecks)))
+	if (prechecked && core::blocked_by_stored_columns(info->core->indexes, info->core->blockers,
+													  info->core->changes, &f->decision))
 		f->decided = true;
 	else if (needs_decision)
 	{
@@ -636,14 +780,19 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	}
 	if (needs_decision && !f->decided && (!f->page_cannot_fit || decide_on_full_page))
 	{
-		EvaluationProbe probe{info, {old_slot, a.slot}};
-		f->decided = core_decides(info, probe, prechecked ? &prechecks : nullptr, &f->decision, &f->check_failed);
+		EvaluationProbe probe{info, {old_slot, a.slot}, f, false};
+		const int likely = prechecked ? guess : -1;
+		if (likely >= 0)
+			classify_index_parts(info, likely, old_slot, a.slot, f);
+		f->decided = core_decides(info, probe, likely, &f->decision, &f->check_failed);
 		f->beyond_stock_inputs = !f->index_input_differs;
 		if (selftest_active())
 		{
 			f->decided = true;
 			f->decision.hot_allowed = true;
 		}
+		else if (f->decided)
+			info->likely_changed = f->decision.hot_allowed ? -1 : f->decision.blocking_index;
 	}
 
 	// hotplus.verify compares reused datums with the values written, which final_form frees.
@@ -795,6 +944,7 @@ learn_targets(RelationInfo *info, bool known, const Bitmapset *targets)
 	MemoryContextSwitchTo(caller_context);
 	info->learned_known = known;
 	info->learned = true;
+	info->likely_changed = -1; // learned anew for these targets
 }
 
 // What the running statement does to the relation, into the entry (relation_info.hpp).
@@ -835,13 +985,6 @@ statement_learned(const RelationInfo *info, TupleTableSlot *slot)
 	return info->statement == statement_serial() &&
 		   (info->statement_slot == nullptr || slot == info->statement_slot ||
 			slot == info->statement_conflict_slot);
-}
-
-inline bool
-in_line_uncompressed(Datum value)
-{
-	auto *ptr = reinterpret_cast<struct varlena *>(DatumGetPointer(value));
-	return !VARATT_IS_EXTERNAL(ptr) && !VARATT_IS_COMPRESSED(ptr);
 }
 
 // For a statement that changes only toastable columns no index reads

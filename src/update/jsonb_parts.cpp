@@ -5,6 +5,7 @@
 #include "update/jsonb_parts.hpp"
 
 extern "C" {
+#include "access/detoast.h"
 #include "access/sysattr.h"
 #include "catalog/pg_type_d.h"
 #include "fmgr.h"
@@ -110,11 +111,19 @@ walk(Node *node, void *context)
 }
 
 // jsonb's order of object keys: shorter first, then bytewise (lengthCompareJsonbString).
-int
+// Short keys (the common field names) are compared in place, without a call.
+inline int
 compare_keys(const char *a, uint32 alen, const char *b, uint32 blen)
 {
 	if (alen != blen)
 		return alen < blen ? -1 : 1;
+	if (alen <= 8)
+	{
+		for (uint32 i = 0; i < alen; i++)
+			if (a[i] != b[i])
+				return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]) ? -1 : 1;
+		return 0;
+	}
 	return memcmp(a, b, alen);
 }
 
@@ -320,6 +329,245 @@ one_pass_is_cheaper(const Jsonb *old_doc, const Jsonb *new_doc, int nparts)
 }
 
 } // namespace
+
+namespace {
+
+// A jsonb value's data (what follows the varlena header: the root container), read only as
+// far as asked. An in-line uncompressed value is read where it is; a compressed or
+// out-of-line one is decompressed or fetched as a prefix (detoast_attr_slice, per-tuple
+// memory), longer as needed. Every read is bounds-checked against what is there.
+class JsonbPrefix
+{
+  public:
+	explicit JsonbPrefix(Datum value) : value_(reinterpret_cast<struct varlena *>(DatumGetPointer(value)))
+	{
+		if (!VARATT_IS_EXTERNAL(value_) && !VARATT_IS_COMPRESSED(value_))
+		{
+			data_ = VARDATA_ANY(value_);
+			have_ = total_ = VARSIZE_ANY_EXHDR(value_);
+		}
+		else
+			total_ = static_cast<uint32>(toast_raw_datum_size(PointerGetDatum(value_)) - VARHDRSZ);
+	}
+
+	// Whether the first n bytes are there (made so if the value has them).
+	bool ensure(uint32 n)
+	{
+		if (n <= have_)
+			return true;
+		if (n > total_)
+			return false;
+		// Each slice decompresses from the start again: ask for some room beyond n.
+		const uint32 want = Min(total_, Max(n + n / 2, kFirstSlice));
+		slice_ = detoast_attr_slice(value_, 0, static_cast<int32>(want));
+		data_ = VARDATA_ANY(slice_);
+		have_ = VARSIZE_ANY_EXHDR(slice_);
+		return n <= have_;
+	}
+
+	// The uint32 at offset (false if the value is shorter).
+	bool word(uint32 offset, uint32 *out)
+	{
+		if (!ensure(offset + sizeof(uint32)))
+			return false;
+		memcpy(out, data_ + offset, sizeof(uint32)); // a short header leaves it unaligned
+		return true;
+	}
+
+	const char *at(uint32 offset) const { return data_ + offset; }
+
+	// The whole value detoasted, if this prefix made it so (a slice of all of it is what
+	// detoast_attr() returns: a 4-byte header and the raw data); else 0.
+	Datum detoasted_in_full() const
+	{
+		return slice_ != nullptr && have_ == total_ ? PointerGetDatum(slice_) : Datum(0);
+	}
+
+  private:
+	static constexpr uint32 kFirstSlice = 512;
+	struct varlena *value_;
+	struct varlena *slice_ = nullptr;
+	const char *data_ = nullptr;
+	uint32 have_ = 0;
+	uint32 total_ = 0;
+};
+static_assert(std::is_trivially_destructible_v<JsonbPrefix>); // ERRORs may unwind its frame
+
+// What a prefix says about the value under one key of the root object.
+struct PrefixValue
+{
+	enum Status : uint8
+	{
+		Unknown, // not readable as expected: prove nothing
+		Absent,	 // no such key, or the root is not an object (-> and ->> give NULL)
+		Found,
+	} status = Unknown;
+	JEntry entry = 0; // its type bits
+	uint32 start = 0; // its bytes, as offsets into the prefix
+	uint32 end = 0;
+};
+
+// The value under key in the root object of doc, reading the root header, its entries, the
+// keys and that value's bytes, as jsonb lays them out (utils/jsonb.h: the entries of the
+// count keys, then of the count values; then the keys' bytes and the values' bytes, each
+// child ending where its entry's offset or length says), and finding the key by a binary
+// search over the keys, which are sorted (shorter first, then bytewise), as
+// getKeyJsonValueFromContainer() does. Asks the prefix for the entries, then for the keys,
+// then for the value: at most three slices, usually one.
+PrefixValue
+value_in_prefix(JsonbPrefix &doc, const char *key, uint32 key_len)
+{
+	PrefixValue result;
+	uint32 header;
+	if (!doc.word(0, &header))
+		return result;
+	if ((header & JB_FOBJECT) == 0)
+	{
+		result.status = PrefixValue::Absent;
+		return result;
+	}
+	const uint32 count = header & JB_CMASK;
+	const uint64 base64 = sizeof(uint32) + uint64{2} * count * sizeof(JEntry);
+	if (base64 > PG_UINT32_MAX / 2 || !doc.ensure(static_cast<uint32>(base64)))
+		return result;
+	const uint32 base = static_cast<uint32>(base64);
+	auto entry = [&doc](uint32 child) {
+		JEntry e;
+		memcpy(&e, doc.at(sizeof(uint32) + child * sizeof(JEntry)), sizeof(JEntry));
+		return e;
+	};
+	// A child starts where the one before ends. For objects of up to kEndsOnStack pairs the
+	// keys' ends are found in one pass over their entries; otherwise, and for a value, as
+	// getJsonbOffset() does: summing lengths back to the nearest entry holding an offset (or
+	// to the last key, whose end is known).
+	constexpr uint32 kEndsOnStack = 64;
+	uint32 key_ends[kEndsOnStack];
+	const bool keys_known = count <= kEndsOnStack;
+	if (keys_known)
+		for (uint32 child = 0, offset = 0; child < count; child++)
+		{
+			const JEntry e = entry(child);
+			offset = key_ends[child] = JBE_HAS_OFF(e) ? JBE_OFFLENFLD(e) : offset + JBE_OFFLENFLD(e);
+		}
+	auto start_of = [&entry, &key_ends, keys_known, count](uint32 child) {
+		if (keys_known && child <= count)
+			return child == 0 ? 0 : key_ends[child - 1];
+		uint32 offset = 0;
+		for (uint32 i = child; i-- > 0;)
+		{
+			if (keys_known && i < count)
+				return offset + key_ends[i];
+			const JEntry e = entry(i);
+			offset += JBE_OFFLENFLD(e);
+			if (JBE_HAS_OFF(e))
+				break;
+		}
+		return offset;
+	};
+	auto end_of = [&entry](uint32 child, uint32 start) {
+		const JEntry e = entry(child);
+		return JBE_HAS_OFF(e) ? JBE_OFFLENFLD(e) : start + JBE_OFFLENFLD(e);
+	};
+	if (count == 0)
+	{
+		result.status = PrefixValue::Absent;
+		return result;
+	}
+	// Every key's bytes are there once the last key's are.
+	const uint32 last_key_start = start_of(count - 1);
+	const uint32 keys_end = end_of(count - 1, last_key_start);
+	if (keys_end < last_key_start || keys_end > PG_UINT32_MAX / 2 || !doc.ensure(base + keys_end))
+		return result;
+	uint32 low = 0, high = count;
+	while (low < high)
+	{
+		const uint32 middle = low + (high - low) / 2;
+		const uint32 start = start_of(middle);
+		const uint32 end = end_of(middle, start);
+		if (end < start || end > keys_end)
+			return result;
+		const int c = compare_keys(doc.at(base + start), end - start, key, key_len);
+		if (c == 0)
+		{
+			const uint32 child = count + middle;
+			result.entry = entry(child);
+			result.start = start_of(child);
+			result.end = end_of(child, result.start);
+			// Numerics and containers start int-aligned, after padding counted in the length.
+			if (JBE_ISNUMERIC(result.entry) || JBE_ISCONTAINER(result.entry))
+				result.start = INTALIGN(result.start);
+			if (result.start > result.end || result.end > PG_UINT32_MAX / 2 || !doc.ensure(base + result.end))
+				return result;
+			result.start += base;
+			result.end += base;
+			result.status = PrefixValue::Found;
+			return result;
+		}
+		if (c < 0)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	result.status = PrefixValue::Absent;
+	return result;
+}
+
+} // namespace
+
+PartDifference
+part_difference(Datum old_value, Datum new_value, const text *key, Datum *old_in_full)
+{
+	JsonbPrefix old_doc(old_value), new_doc(new_value);
+	const char *k = VARDATA_ANY(key);
+	const uint32 len = VARSIZE_ANY_EXHDR(key);
+	const PrefixValue a = value_in_prefix(old_doc, k, len);
+	*old_in_full = old_doc.detoasted_in_full();
+	if (a.status == PrefixValue::Unknown)
+		return PartDifference::NoneFound;
+	const PrefixValue b = value_in_prefix(new_doc, k, len);
+	if (b.status == PrefixValue::Unknown || (a.status == PrefixValue::Absent && b.status == PrefixValue::Absent))
+		return PartDifference::NoneFound;
+	if (a.status != b.status)
+		return PartDifference::Differs; // present in one only
+	const JEntry ta = a.entry & JENTRY_TYPEMASK, tb = b.entry & JENTRY_TYPEMASK;
+	if (JBE_ISBOOL(ta) && JBE_ISBOOL(tb))
+		return ta == tb ? PartDifference::NoneFound : PartDifference::DiffersAsScalars;
+	if (ta != tb)
+		return PartDifference::Differs;
+	if (a.end - a.start == b.end - b.start && memcmp(old_doc.at(a.start), new_doc.at(b.start), a.end - a.start) == 0)
+		return PartDifference::NoneFound;
+	return JBE_ISSTRING(ta) ? PartDifference::DiffersAsScalars : PartDifference::Differs;
+}
+
+bool
+is_part_access(Node *expr, const JsonbPartRegistry *registry, int *part)
+{
+	AttrNumber column;
+	text *key;
+	if (!is_field_access(expr, &column, &key))
+		return false;
+	for (int i = 0; i < registry->nparts; i++)
+	{
+		const JsonbPart &p = registry->parts[i];
+		if (p.column == column && VARSIZE_ANY_EXHDR(p.key) == VARSIZE_ANY_EXHDR(key) &&
+			memcmp(VARDATA_ANY(p.key), VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)) == 0)
+		{
+			*part = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool
+part_is_same(Datum old_value, Datum new_value, const text *key)
+{
+	const Jsonb *old_doc = reinterpret_cast<Jsonb *>(pg_detoast_datum(reinterpret_cast<struct varlena *>(DatumGetPointer(old_value))));
+	const Jsonb *new_doc = reinterpret_cast<Jsonb *>(pg_detoast_datum(reinterpret_cast<struct varlena *>(DatumGetPointer(new_value))));
+	JsonbValue old_found, new_found;
+	return same_found_value(lookup(old_doc, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key), &old_found),
+							lookup(new_doc, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key), &new_found));
+}
 
 void
 compare_parts(Datum old_value, Datum new_value, const JsonbPartRegistry *registry, int first, int n, bool *same)

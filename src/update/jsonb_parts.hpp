@@ -63,4 +63,29 @@ void order_parts(JsonbPartRegistry *registry);
 void compare_parts(Datum old_value, Datum new_value, const JsonbPartRegistry *registry, int first, int n,
 				   bool *same);
 
+// A difference found under one key of two jsonb values, reading each only as far as needed:
+// a compressed or out-of-line old document is decompressed or fetched up to the end of the
+// value under key (detoast_attr_slice), not in full. Only ever a proof of difference:
+// NoneFound means "compare exactly" (part_is_same on the detoasted values), never "same",
+// so a mistake here can only call a part changed, never unchanged.
+enum class PartDifference : uint8
+{
+	NoneFound,		  // no difference proved: the caller compares exactly
+	Differs,		  // the values under key differ (present in one only, or other bytes)
+	DiffersAsScalars, // both strings, or both booleans, of other bytes: `col ->> key` and
+					  // `col -> key` give different values (jsonb_object_field(_text))
+};
+// *old_in_full: the old value detoasted in full when reading it took all of it (a field
+// near its end), else 0; the caller may keep it rather than detoast again.
+PartDifference part_difference(Datum old_value, Datum new_value, const text *key, Datum *old_in_full);
+
+// Whether expr (one index expression) is exactly `col -> 'key'` or `col ->> 'key'` of a
+// part registered in registry; *part: its index there.
+bool is_part_access(Node *expr, const JsonbPartRegistry *registry, int *part);
+
+// Whether the value under key is the same bytes in two detoasted jsonb datums (invariant 2):
+// compare_parts() for one part, by a binary search in each document, for an update that
+// needs only the parts of one index (hot_update.cpp: the likely index first).
+bool part_is_same(Datum old_value, Datum new_value, const text *key);
+
 } // namespace hotplus

@@ -235,6 +235,14 @@ gather_index_facts(Relation rel, RelationInfo *info, IndexFacts **facts_out, int
 					   &f->expression_parts, &info->parts);
 		collect_inputs(reinterpret_cast<Node *>(ii->ii_Predicate), &f->predicate_inputs,
 					   &f->predicate_parts, &info->parts);
+		eval->expression_part = static_cast<int *>(palloc(sizeof(int) * Max(eval->nexpressions, 1)));
+		k = 0;
+		foreach (ec, ii->ii_Expressions)
+		{
+			int part;
+			eval->expression_part[k++] =
+				is_part_access(static_cast<Node *>(lfirst(ec)), &info->parts, &part) ? part : -1;
+		}
 		// The planner-prepared expressions, as FormIndexDatum evaluates them: a whole-row
 		// reference that inlining removed (a SQL function reading one field of its row
 		// argument) does not make the key depend on the row type (D12).
@@ -295,7 +303,10 @@ build_shapes(RelationInfo *info, const IndexFacts *facts, const int *flags)
 		}
 	}
 	if (core_ok)
+	{
 		info->core->blockers = core::StoredColumnBlockers(info->core->indexes);
+		info->core->inputs = core::InputsUnion(info->core->indexes);
+	}
 	return core_ok;
 }
 
@@ -365,6 +376,7 @@ make_update_state(RelationInfo *info)
 		info->detoasted[side] = static_cast<Datum *>(palloc0(sizeof(Datum) * (natts + 1)));
 		info->is_detoasted[side] = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
 	}
+	info->part_state = static_cast<uint8 *>(palloc0(Max(info->parts.nparts, 1)));
 	info->statement = PG_UINT64_MAX;
 	info->statement_compared = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
 }

@@ -49,6 +49,9 @@ struct IndexEvalInfo
 	int nexpressions;
 	int16 *expression_typlen;	 // of the expression's own type (exprType), not the
 	bool *expression_typbyval;	 // index's storage type
+	// Per expression: the jsonb part it is exactly (`col -> 'key'`, `col ->> 'key'`,
+	// is_part_access), or -1: its value differs when the part's values differ as scalars.
+	int *expression_part;
 };
 
 // One column's facts and per-update state, indexed by attribute number, all columns in one
@@ -99,6 +102,10 @@ struct RelationInfo
 	int nstatement_compared;
 	AttrNumber *statement_compared; // [ncompared] the compared columns it may change
 	ResultRelInfo *statement_result_rel;
+	// The index (number in `indexes`) the last decision of an update by statements with
+	// these targets found changed, -1 if none: the next such update looks at it first
+	// (core::decide_update_likely_first). Only a guess: any value costs only time.
+	int likely_changed;
 	Bitmapset *learned_targets;
 	ColumnFacts *columns; // [natts + 1], by attribute number
 
@@ -110,6 +117,9 @@ struct RelationInfo
 	// jsonb fields read through -> / ->> (jsonb_parts.hpp). Part i is the core's column
 	// number natts + 1 + i.
 	JsonbPartRegistry parts;
+	// Per update, per part of a changed column: what is known of its values so far
+	// (hot_update.cpp, PartState); reset at the start of every checked update.
+	uint8 *part_state; // [nparts]
 
 	// Columns (attribute numbers, ascending) whose old and new values are compared:
 	// the inputs of every index, and every toastable column.

@@ -689,3 +689,281 @@ TEST_CASE("StoredColumnBlockers agrees with blocked_without_evaluation on wide t
 	}
 	CHECK(answered > 300); // blocked by the shortcut: 668 of the 50000 rounds on this seed
 }
+
+namespace {
+
+// A table of 3 plain columns and 2 jsonb parts (columns 4 and 5: only ever expression or
+// predicate inputs, as the glue's parts are), for the likely-first decision.
+constexpr int kPlain = 3;
+constexpr int kWithParts = 5;
+
+IndexShape
+random_shape(std::mt19937 &rng)
+{
+	IndexShape s;
+	for (int col = 1; col <= kWithParts; col++)
+	{
+		const int bits = static_cast<int>(rng() % 8);
+		if ((bits & 1) && col <= kPlain)
+			s.stored_columns.push_back(static_cast<ColumnNumber>(col));
+		if (bits & 2)
+			s.expression_inputs.push_back(static_cast<ColumnNumber>(col));
+		if (bits & 4)
+			s.predicate_inputs.push_back(static_cast<ColumnNumber>(col));
+	}
+	s.has_expressions = !s.expression_inputs.empty() || (s.stored_columns.empty()) || rng() % 4 == 0;
+	s.has_predicate = !s.predicate_inputs.empty() || rng() % 8 == 0;
+	s.summarizing = rng() % 7 == 0;
+	s.evaluable = rng() % 8 != 0;
+	s.reads_whole_row = (s.has_expressions || s.has_predicate) && rng() % 15 == 0;
+	return s;
+}
+
+// A probe whose complete_inputs() puts the true changes into the vector the decision reads,
+// and which records the order of everything it is asked.
+struct LazyInputsProbe : RecordingProbe
+{
+	ColumnChanges *seen;
+	const ColumnChanges *truth;
+	int completions = 0;
+	std::vector<int> order; // index asked, -1 for complete_inputs()
+
+	LazyInputsProbe(std::vector<EvaluationFacts> f, ColumnChanges *s, const ColumnChanges *t)
+		: RecordingProbe(std::move(f)), seen(s), truth(t)
+	{
+	}
+	bool predicate(int which, Side side)
+	{
+		order.push_back(which);
+		return RecordingProbe::predicate(which, side);
+	}
+	bool expressions_equal(int which)
+	{
+		order.push_back(which);
+		return RecordingProbe::expressions_equal(which);
+	}
+	void complete_inputs()
+	{
+		completions++;
+		order.push_back(-1);
+		*seen = *truth;
+	}
+};
+
+} // namespace
+
+TEST_CASE("blocked_by_stored_columns answers as blocked_without_evaluation, with and without the mask test")
+{
+	std::mt19937 rng(20261203);
+	for (int round = 0; round < 100000; round++)
+	{
+		std::vector<IndexShape> indexes;
+		for (int n = 1 + static_cast<int>(rng() % 5); n > 0; n--)
+			indexes.push_back(random_shape(rng));
+		ColumnChanges changes(kWithParts);
+		for (int col = 1; col <= kWithParts; col++)
+			changes.set(static_cast<ColumnNumber>(col), static_cast<ColumnChange>(rng() % 3));
+		UpdateDecision early, by_mask, by_loop;
+		Prechecks prechecks;
+		const bool blocked = blocked_without_evaluation(indexes, changes, &early, &prechecks);
+		const StoredColumnBlockers blockers(indexes);
+		REQUIRE(blockers.answers(changes));
+		REQUIRE(blocked_by_stored_columns(indexes, blockers, changes, &by_mask) == blocked);
+		REQUIRE(blocked_by_stored_columns(indexes, StoredColumnBlockers{}, changes, &by_loop) == blocked);
+		if (blocked)
+			for (const UpdateDecision &d : {by_mask, by_loop})
+			{
+				REQUIRE_FALSE(d.hot_allowed);
+				REQUIRE(d.blocking_index == early.blocking_index);
+				REQUIRE(d.blocking_verdict == early.blocking_verdict);
+			}
+		// The parts (columns 4, 5) are never read: any value there gives the same answer.
+		ColumnChanges other_parts = changes;
+		for (int col = kPlain + 1; col <= kWithParts; col++)
+			other_parts.set(static_cast<ColumnNumber>(col), static_cast<ColumnChange>(rng() % 3));
+		UpdateDecision again;
+		REQUIRE(blocked_by_stored_columns(indexes, StoredColumnBlockers{}, other_parts, &again) == blocked);
+	}
+}
+
+TEST_CASE("decide_update_likely_first: decide_update's decision whatever the guess, the guess alone when it changes")
+{
+	// Random indexes over 3 columns and 2 parts, a random guess (or none, or out of range);
+	// the parts that the guessed index does not read hold garbage until complete_inputs().
+	std::mt19937 rng(20261204);
+	int settled_by_guess = 0, wrong_guesses = 0;
+	for (int round = 0; round < 200000; round++)
+	{
+		ColumnChanges truth(kWithParts);
+		for (int col = 1; col <= kWithParts; col++)
+			truth.set(static_cast<ColumnNumber>(col), static_cast<ColumnChange>(rng() % 3));
+		const int n = 1 + static_cast<int>(rng() % 5);
+		std::vector<IndexShape> indexes;
+		std::vector<EvaluationFacts> facts;
+		while (static_cast<int>(indexes.size()) < n)
+		{
+			IndexShape s = random_shape(rng);
+			EvaluationFacts f{bool(rng() % 2), bool(rng() % 2), bool(rng() % 2)};
+			if (!consistent(s, truth, f))
+				continue;
+			indexes.push_back(s);
+			facts.push_back(f);
+		}
+		const int likely = static_cast<int>(rng() % (n + 2)) - 1; // -1 .. n
+
+		ColumnChanges seen = truth;
+		if (likely >= 0 && likely < n)
+			for (int col = kPlain + 1; col <= kWithParts; col++)
+			{
+				const auto c = static_cast<ColumnNumber>(col);
+				const IndexShape &guess = indexes[likely];
+				const bool read = std::count(guess.expression_inputs.begin(), guess.expression_inputs.end(), c) ||
+								  std::count(guess.predicate_inputs.begin(), guess.predicate_inputs.end(), c);
+				if (!read)
+					seen.set(c, static_cast<ColumnChange>(rng() % 3));
+			}
+
+		RecordingProbe plain(facts);
+		const UpdateDecision expected = decide_update(indexes, truth, DecisionOptions{}, plain);
+		UpdateDecision stored;
+		const bool stored_first = rng() % 2 == 0; // as the glue asks, or not at all
+		if (stored_first && blocked_by_stored_columns(indexes, StoredColumnBlockers(indexes), seen, &stored))
+		{
+			REQUIRE_FALSE(expected.hot_allowed);
+			REQUIRE(stored.blocking_index == expected.blocking_index);
+			continue;
+		}
+		LazyInputsProbe probe(facts, &seen, &truth);
+		const UpdateDecision d = decide_update_likely_first(indexes, seen, DecisionOptions{}, probe, likely);
+
+		REQUIRE(d.hot_allowed == expected.hot_allowed);
+		REQUIRE(probe.completions <= 1);
+		bool model_hot = true;
+		for (int i = 0; i < n; i++)
+			if (!indexes[i].summarizing)
+				model_hot &= !model_decision_changes_index(indexes[i], truth, facts[i]);
+		REQUIRE(d.hot_allowed == model_hot);
+		if (d.hot_allowed)
+		{
+			REQUIRE(d.summarizing_changed == expected.summarizing_changed);
+			REQUIRE(d.used_expressions == expected.used_expressions);
+			REQUIRE(d.used_predicates == expected.used_predicates);
+			REQUIRE(d.used_image_equality == expected.used_image_equality);
+		}
+		else
+		{
+			REQUIRE(d.blocking_index >= 0);
+			REQUIRE_FALSE(indexes[d.blocking_index].summarizing);
+			REQUIRE(model_decision_changes_index(indexes[d.blocking_index], truth, facts[d.blocking_index]));
+			REQUIRE(verdict_changes_index(d.blocking_verdict));
+		}
+		const bool guess_usable = likely >= 0 && likely < n && !indexes[likely].summarizing;
+		if (guess_usable && model_decision_changes_index(indexes[likely], truth, facts[likely]))
+		{
+			// The guess settles it: nothing else asked, the rest never classified.
+			settled_by_guess++;
+			REQUIRE(d.blocking_index == likely);
+			REQUIRE(probe.completions == 0);
+			for (int i = 0; i < n; i++)
+				if (i != likely)
+					REQUIRE(probe.calls[i].empty());
+		}
+		else
+		{
+			wrong_guesses += guess_usable;
+			REQUIRE(probe.completions == 1);
+		}
+		// Before complete_inputs() only the guess is asked; nothing is asked twice about one
+		// index and side (the guess's verdict is reused, not evaluated again), and every
+		// index is asked as the rule allows (the predicate before the expressions).
+		bool completed = false;
+		for (int which : probe.order)
+		{
+			if (which == -1)
+				completed = true;
+			else if (!completed)
+				REQUIRE(which == likely);
+		}
+		for (int i = 0; i < n; i++)
+		{
+			const auto &calls = probe.calls[i];
+			REQUIRE(std::count(calls.begin(), calls.end(), 'o') <= 1);
+			REQUIRE(std::count(calls.begin(), calls.end(), 'n') <= 1);
+			REQUIRE(std::count(calls.begin(), calls.end(), 'e') <= 1);
+			if (!calls.empty() && calls.front() != 'e')
+				REQUIRE(calls.front() == 'o');
+			if (std::count(calls.begin(), calls.end(), 'e'))
+				REQUIRE(calls.back() == 'e');
+			if (!indexes[i].evaluable)
+				REQUIRE(calls.empty());
+			// Never more than decide_update() asks, but for the guess.
+			if (i != likely)
+				REQUIRE(calls.size() <= plain.calls[i].size());
+		}
+	}
+	CHECK(settled_by_guess > 10000);
+	CHECK(wrong_guesses > 10000);
+}
+
+TEST_CASE("InputsUnion settles exactly the updates that change no index input, as decide_update does")
+{
+	std::mt19937 rng(20261205);
+	int settled = 0;
+	for (int round = 0; round < 200000; round++)
+	{
+		ColumnChanges changes(kWithParts);
+		for (int col = 1; col <= kWithParts; col++)
+			changes.set(static_cast<ColumnNumber>(col), static_cast<ColumnChange>(rng() % 4 == 0 ? 2 : rng() % 2));
+		std::vector<IndexShape> indexes;
+		std::vector<EvaluationFacts> facts;
+		const int n = 1 + static_cast<int>(rng() % 5);
+		while (static_cast<int>(indexes.size()) < n)
+		{
+			IndexShape s = random_shape(rng);
+			EvaluationFacts f{bool(rng() % 2), bool(rng() % 2), bool(rng() % 2)};
+			if (!consistent(s, changes, f))
+				continue;
+			indexes.push_back(s);
+			facts.push_back(f);
+		}
+		RecordingProbe probe(facts);
+		const UpdateDecision expected = decide_update(indexes, changes, DecisionOptions{}, probe);
+		UpdateDecision fast;
+		const bool answered = InputsUnion(indexes).settled_unchanged(changes, &fast);
+		bool any_changed_input = false, whole_row = false;
+		for (const IndexShape &index : indexes)
+		{
+			whole_row |= index.reads_whole_row;
+			for (auto *set : {&index.stored_columns, &index.expression_inputs, &index.predicate_inputs})
+				any_changed_input |= strongest(changes, *set) == ColumnChange::Changed;
+		}
+		REQUIRE(answered == (!any_changed_input && !whole_row));
+		if (answered)
+		{
+			settled++;
+			REQUIRE(fast.hot_allowed);
+			REQUIRE(expected.hot_allowed);
+			REQUIRE(fast.summarizing_changed == expected.summarizing_changed);
+			REQUIRE(fast.used_expressions == expected.used_expressions);
+			REQUIRE(fast.used_predicates == expected.used_predicates);
+			REQUIRE(fast.used_image_equality == expected.used_image_equality);
+			for (const auto &calls : probe.calls)
+				REQUIRE(calls.empty());
+		}
+		// decide_update_likely_first with the union: decide_update's decision.
+		const int likely = static_cast<int>(rng() % (n + 1)) - 1;
+		ColumnChanges seen = changes;
+		LazyInputsProbe lazy(facts, &seen, &changes);
+		const InputsUnion all(indexes);
+		const UpdateDecision d = decide_update_likely_first(indexes, seen, DecisionOptions{}, lazy, likely, &all);
+		REQUIRE(d.hot_allowed == expected.hot_allowed);
+		if (d.hot_allowed)
+		{
+			REQUIRE(d.used_expressions == expected.used_expressions);
+			REQUIRE(d.used_predicates == expected.used_predicates);
+			REQUIRE(d.used_image_equality == expected.used_image_equality);
+			REQUIRE(d.summarizing_changed == expected.summarizing_changed);
+		}
+	}
+	CHECK(settled > 10000);
+}
