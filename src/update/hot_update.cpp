@@ -753,13 +753,29 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	// far as the prechecks take it, to count the update as what it is, and in full for a
 	// random sample of the rest (hotplus.page_full_sample_every), which the statistics
 	// extrapolate. It writes nothing: heap decides alone below.
+	// The prechecks need every jsonb field an index reads classified (the probe's
+	// complete_inputs(), made once for the decision below too).
+	EvaluationProbe probe{info, {old_slot, a.slot}, f, false};
 	bool decide_on_full_page = false;
 	if (needs_decision && !f->decided && f->page_cannot_fit)
 	{
 		core::DecisionOptions options;
 		options.evaluate = settings.check_expressions;
-		switch (prechecked ? core::hot_question(info->core->indexes, prechecks, options)
-						   : core::HotQuestion::NeedsEvaluation)
+		core::Prechecks prechecks; // trivially destructible: this frame may be unwound
+		core::HotQuestion question = core::HotQuestion::NeedsEvaluation;
+		if (prechecked)
+		{
+			probe.complete_inputs();
+			core::UpdateDecision blocked;
+			if (core::blocked_without_evaluation(info->core->indexes, info->core->changes, &blocked, &prechecks))
+			{
+				question = core::HotQuestion::Settled;
+				prechecks.settled = blocked;
+			}
+			else
+				question = core::hot_question(info->core->indexes, prechecks, options);
+		}
+		switch (question)
 		{
 			case core::HotQuestion::Settled:
 				f->decided = true;
@@ -780,9 +796,8 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 	}
 	if (needs_decision && !f->decided && (!f->page_cannot_fit || decide_on_full_page))
 	{
-		EvaluationProbe probe{info, {old_slot, a.slot}, f, false};
 		const int likely = prechecked ? guess : -1;
-		if (likely >= 0)
+		if (likely >= 0 && !probe.parts_complete)
 			classify_index_parts(info, likely, old_slot, a.slot, f);
 		f->decided = core_decides(info, probe, likely, &f->decision, &f->check_failed);
 		f->beyond_stock_inputs = !f->index_input_differs;
