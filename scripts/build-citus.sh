@@ -53,8 +53,8 @@ for p in libzstd-dev liblz4-dev libcurl4-openssl-dev libkrb5-dev; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
-		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
+	bash "$root/scripts/apt-get.sh" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		{ bash "$root/scripts/apt-get.sh" update -qq && bash "$root/scripts/apt-get.sh" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
 fi
 
 mkdir -p "$cache/src"

@@ -26,6 +26,7 @@
 set -Eeuo pipefail
 version=$1
 flavour=${2:-release}
+apt_get="$(cd "$(dirname "$0")" && pwd)/apt-get.sh" # waits for other apt runs (apt-get.sh)
 cache=${HOTPLUS_PG_CACHE:-/var/cache/hotplus}
 prefix="$cache/pg-$version"
 case $flavour in
@@ -142,7 +143,7 @@ if [ -z "$orig" ]; then
 		echo "$archive" | sed -n '/^Signed-By:/,$p' >>"$list.tmp"
 		mv "$list.tmp" "$list"
 		echo "build-pg.sh: added $list (deb-src $suite)" >&2
-		step "apt-get update (for deb-src $suite)" "$apt_log" apt-get update
+		step "apt-get update (for deb-src $suite)" "$apt_log" bash "$apt_get" update
 		has_source || {
 			echo "build-pg.sh: apt knows no source package postgresql-$version after adding $list" >&2
 			exit 1
@@ -153,7 +154,7 @@ if [ -z "$orig" ]; then
 	listed=$(apt-cache showsrc "postgresql-$version" | sed -n 's/^Version: //p' | sort -rVu)
 	for v in $listed; do
 		echo "== apt-get source --download-only postgresql-$version=$v" >>"$apt_log"
-		apt-get source --download-only "postgresql-$version=$v" >>"$apt_log" 2>&1 && break
+		bash "$apt_get" source --download-only "postgresql-$version=$v" >>"$apt_log" 2>&1 && break
 	done
 	if ! ls postgresql-"$version"_*.orig.tar.bz2 >/dev/null 2>&1; then
 		trap - ERR
@@ -169,7 +170,7 @@ if [ -n "${HOTPLUS_PG_DOWNLOAD_ONLY:-}" ]; then
 	exit 0
 fi
 step "apt-get install (build dependencies)" "$apt_log" \
-	apt-get install -y -qq --no-install-recommends bison flex libicu-dev liblz4-dev pkgconf libipc-run-perl
+	bash "$apt_get" install -y -qq --no-install-recommends bison flex libicu-dev liblz4-dev pkgconf libipc-run-perl
 
 upstream=${orig#postgresql-"$version"_}
 build="$src/postgresql-${upstream%.orig.tar.bz2}-$flavour"

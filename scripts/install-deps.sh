@@ -22,12 +22,12 @@ done
 if ((${#missing[@]})); then
 	echo "install-deps: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
+	bash "$(dirname "$0")/apt-get.sh" update -qq
 	# Debian's postgresql-common would create and start a "main" cluster; hotplus only ever
 	# uses throwaway clusters, so skip that.
 	mkdir -p /etc/postgresql-common
 	if ! grep -qs '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
 		echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
 	fi
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	bash "$(dirname "$0")/apt-get.sh" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

@@ -34,7 +34,7 @@ if ((${#missing[@]})); then
 	echo "package-deps: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	# Waits for another apt or dpkg run to finish rather than fail on its lock.
-	apt=(apt-get -o DPkg::Lock::Timeout=600)
+	apt=(bash "$PWD/scripts/apt-get.sh")
 	"${apt[@]}" update -qq
 	# As scripts/install-deps.sh: no "main" cluster; builds and tests use throwaway ones.
 	mkdir -p /etc/postgresql-common

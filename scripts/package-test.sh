@@ -84,7 +84,7 @@ if [ -n "$users" ]; then
 fi
 
 # apt-get waits for another apt or dpkg run to finish rather than fail on its lock.
-apt=(apt-get -o DPkg::Lock::Timeout=600)
+apt=(bash "$PWD/scripts/apt-get.sh")
 
 work=$(mktemp -d -t hotplus-package.XXXXXX)
 trap 'rm -rf "$work"' EXIT

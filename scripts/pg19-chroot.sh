@@ -63,7 +63,7 @@ make_chroot() {
 	local uri
 	uri=$(debian_uri) || { echo "pg19-chroot.sh: no Debian archive URI in /etc/apt" >&2; exit 1; }
 	if ! command -v debootstrap >/dev/null; then
-		step "apt-get install debootstrap" apt-get install -y -qq --no-install-recommends debootstrap
+		step "apt-get install debootstrap" bash "$(dirname "$0")/apt-get.sh" install -y -qq --no-install-recommends debootstrap
 	fi
 	rm -rf "$root.tmp"
 	step debootstrap debootstrap --variant=minbase \

@@ -23,7 +23,7 @@ log_dir=${HOTPLUS_LOG_DIR:-$root/test-logs}/valgrind
 rm -rf "$log_dir" && mkdir -p "$log_dir"
 
 bash scripts/install-deps.sh >/dev/null || exit 1
-command -v valgrind >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
+command -v valgrind >/dev/null || bash scripts/apt-get.sh install -y -qq valgrind >/dev/null
 pg_config=$(bash scripts/build-pg.sh "$version" valgrind 2>"$log_dir/server-build.log" | tail -n 1)
 [ -x "$pg_config" ] || { tail -n 50 "$log_dir/server-build.log"; echo "0 passed, 1 failed"; exit 1; }
 supp=$(ls -d "${HOTPLUS_PG_CACHE:-/var/cache/hotplus}"/src/postgresql-"$version".*-valgrind/src/tools/valgrind.supp | tail -1)
