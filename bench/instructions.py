@@ -314,6 +314,15 @@ def print_report(lines, out=None):
             f.write(report)
 
 
+def miss_columns(cost):
+    """The cache-miss columns of a heap/hotheap row (--cache-sim): D1 and last-level misses
+    (reads and writes) per unit, heap then hotheap."""
+    miss = {am: (c.get('D1mr', 0) + c.get('D1mw', 0), c.get('DLmr', 0) + c.get('DLmw', 0))
+            for am, c in cost.items()}
+    return (f" {miss['heap'][0]:.1f} | {miss['hotheap'][0]:.1f} | {miss['heap'][1]:.2f} | "
+            f"{miss['hotheap'][1]:.2f} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--pg-config', default=os.environ.get('PG_CONFIG', 'pg_config'))
@@ -431,10 +440,7 @@ def main():
                 row = (f"| {case} | {ir['heap']:.0f} | {ir['hotheap']:.0f} | "
                        f"{(ir['hotheap'] / ir['heap'] - 1) * 100:+.2f}% |")
                 if args.cache_sim:
-                    miss = {am: (c.get('D1mr', 0) + c.get('D1mw', 0), c.get('DLmr', 0) + c.get('DLmw', 0))
-                            for am, c in cost.items()}
-                    row += (f" {miss['heap'][0]:.1f} | {miss['hotheap'][0]:.1f} | {miss['heap'][1]:.2f} | "
-                            f"{miss['hotheap'][1]:.2f} |")
+                    row += miss_columns(cost)
                 lines.append(row)
                 print(row, flush=True)
             lines.append('')
@@ -464,10 +470,7 @@ def main():
                 row = (f"| {key} | {field} | {ir['heap']:.0f} | {ir['hotheap']:.0f} | "
                        f"{(ir['hotheap'] / ir['heap'] - 1) * 100:+.2f}% | {ir['heap'] / ir['hotheap']:.4f} |")
                 if args.cache_sim:
-                    miss = {am: (c.get('D1mr', 0) + c.get('D1mw', 0), c.get('DLmr', 0) + c.get('DLmw', 0))
-                            for am, c in cost.items()}
-                    row += (f" {miss['heap'][0]:.1f} | {miss['hotheap'][0]:.1f} | {miss['heap'][1]:.2f} | "
-                            f"{miss['hotheap'][1]:.2f} |")
+                    row += miss_columns(cost)
                 lines.append(row)
                 print(lines[-1], flush=True)
             lines.append('')
