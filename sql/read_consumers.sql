@@ -329,8 +329,8 @@ SET search_path = read_consumers, public;
 SELECT pg_relation_size(reltoastrelid) > 0 AS toast_has_blocks FROM pg_class WHERE oid = 'read_consumers.sd'::regclass;
 SELECT markers('SELECT max(doc->>''a''), max(doc->>''b'') FROM sd') AS all_rows,
        markers('SELECT doc->>''a'', doc->>''b'' FROM sd WHERE id = 7') AS one_row;
--- A backend that met compressed or out-of-line values of b.big (a marker made a copy): markers
--- for one row too.
+-- b's TOAST relation holds kilobytes per row of b: markers for one row even before this backend
+-- met a value (read_path tests a backend that met one, on a table of a few TOAST blocks).
 SELECT markers('SELECT big->>''1'', big->>''2'' FROM b WHERE id = 7') AS before_meeting;
 SELECT shared('SELECT big->>''1'', big->>''2'' FROM b WHERE id <= 30') AS meeting;
 SELECT markers('SELECT big->>''1'', big->>''2'' FROM b WHERE id = 7') AS after_meeting,

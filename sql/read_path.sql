@@ -379,6 +379,25 @@ SELECT markers('SELECT outside->0, outside->1 FROM costs WHERE id = 9') AS outsi
        markers('SELECT outside->0, outside->1 FROM costs WHERE id <= 100') AS outside_100_rows;
 SELECT shared('SELECT outside->0, outside->1 FROM costs WHERE id <= 100') AS meeting;
 SELECT markers('SELECT outside->0, outside->1 FROM costs WHERE id = 9') AS outside_one_row_after;
+-- A TOAST relation of kilobytes per row of the table (every document out of line) is evidence
+-- for one row too, in a backend that has met none of its values (a lookup's first plan, a
+-- prepared statement's); before ANALYZE or VACUUM the table's rows are unknown: none.
+CREATE TABLE dense (id int PRIMARY KEY, doc jsonb) USING hotheap;
+ALTER TABLE dense ALTER doc SET STORAGE EXTERNAL;
+INSERT INTO dense
+SELECT i, (SELECT jsonb_object_agg('k' || g, md5((i * g)::text)) FROM generate_series(1, 100) g)
+FROM generate_series(1, 30) i;
+\c
+SET search_path = read_path, public;
+SELECT markers('SELECT doc->>''k1'', doc->>''k2'' FROM dense WHERE id = 3') AS dense_not_analyzed;
+ANALYZE dense;
+SELECT pg_relation_size(reltoastrelid) >= 2048 * reltuples AS toast_kilobytes_per_row
+FROM pg_class WHERE oid = 'dense'::regclass;
+\c
+SET search_path = read_path, public;
+SELECT markers('SELECT doc->>''k1'', doc->>''k2'' FROM dense WHERE id = 3') AS dense_one_row;
+SELECT shared('SELECT doc->>''k1'', doc->>''k2'' FROM dense WHERE id = 3') AS dense_one_row_shared;
+SELECT * FROM read_check('SELECT id, doc->>''k1'', doc->>''k2'' FROM dense WHERE id IN (3, 4) ORDER BY id');
 SELECT * FROM read_check('SELECT id, outside->0, outside->1, packed->''a'', packed->>''b'' = repeat(''p'', 6000) FROM costs WHERE id IN (5, 9) ORDER BY id');
 -- hotplus.read_path_everywhere (for tests) overrides the model.
 SET hotplus.read_path_everywhere = on;

@@ -27,16 +27,22 @@ column_bit(AttrNumber attno)
 	return attno > 0 && attno < 64 ? UINT64_C(1) << attno : UINT64_C(1);
 }
 
-bool
-toast_relation_has_blocks(Relation rel)
+BlockNumber
+toast_relation_blocks(Relation rel)
 {
 	const Oid toast = rel->rd_rel->reltoastrelid;
 	if (!OidIsValid(toast))
-		return false;
+		return 0;
 	Relation toast_rel = table_open(toast, AccessShareLock);
-	const bool has_blocks = RelationGetNumberOfBlocks(toast_rel) > 0;
+	const BlockNumber blocks = RelationGetNumberOfBlocks(toast_rel);
 	table_close(toast_rel, AccessShareLock);
-	return has_blocks;
+	return blocks;
+}
+
+bool
+toast_relation_has_blocks(Relation rel)
+{
+	return toast_relation_blocks(rel) > 0;
 }
 
 } // namespace
@@ -71,6 +77,15 @@ values_met_extended(Oid relid, AttrNumber attno)
 		return false;
 	auto *entry = static_cast<SeenEntry *>(hash_search(seen, &relid, HASH_FIND, nullptr));
 	return entry != nullptr && (entry->columns & column_bit(attno)) != 0;
+}
+
+bool
+rows_carry_toast(Relation rel)
+{
+	const double rows = rel->rd_rel->reltuples; // -1: never analyzed or vacuumed
+	if (rows <= 0)
+		return false;
+	return static_cast<double>(toast_relation_blocks(rel)) * BLCKSZ >= kToastBytesPerRowForFewRows * rows;
 }
 
 bool

@@ -25,9 +25,10 @@ plan_read(const ReadShape &shape)
 }
 
 bool
-marks_column(double rows, bool met_extended, bool may_be_toasted)
+marks_column(double rows, bool met_extended, bool may_be_toasted, bool toast_dense)
 {
-	return rows >= kRowsToShareWithoutEvidence ? may_be_toasted || met_extended : met_extended;
+	return rows >= kRowsToShareWithoutEvidence ? may_be_toasted || met_extended || toast_dense
+											   : met_extended || toast_dense;
 }
 
 } // namespace hotplus::core

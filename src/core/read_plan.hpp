@@ -71,14 +71,22 @@ ReadPlan plan_read(const ReadShape &shape);
 // out of line: from kRowsToShareWithoutEvidence rows on, where the table-wide evidence says
 // so (values_may_be_toasted: met by this backend, TOAST blocks, wide on average); on fewer
 // rows, where the per-statement cost counts, only where this backend met such values of that
-// very column (values_met_extended): a TOAST relation with blocks says nothing about the one
-// row a lookup reads.
+// very column (values_met_extended), or where the table's TOAST relation holds
+// am/stored_form.hpp's kToastBytesPerRowForFewRows (2 kB) or more per row of the table
+// (rows_carry_toast): a
+// TOAST relation with a few blocks says nothing about the one row a lookup reads, one that
+// holds kilobytes per row says the row read likely has a value out of line. At 2 kB per row
+// on average, a detoast the copy saves (a TOAST index lookup, the chunks copied and, mostly,
+// decompressed: more than 2 instructions per byte) costs more than the markers' start by a
+// factor of about 4 in expectation, whichever rows hold the values.
 inline constexpr double kMarkerStartCost = 1350;
 inline constexpr double kMarkerCostPerRow = 35;
 inline constexpr double kRowsToShareWithoutEvidence = 20;
 
 // Whether a column read through two or more qualifying references in a plan whose nodes
-// evaluate them on `rows` rows gets markers.
-bool marks_column(double rows, bool met_extended, bool may_be_toasted);
+// evaluate them on `rows` rows gets markers. met_extended: this backend met the column's
+// values stored compressed or out of line; may_be_toasted: the table says they may be;
+// toast_dense: its TOAST relation holds kilobytes per row (rows_carry_toast).
+bool marks_column(double rows, bool met_extended, bool may_be_toasted, bool toast_dense);
 
 } // namespace hotplus::core

@@ -315,18 +315,25 @@ column_marked(const Reference *reference, List *references)
 		 relid != nullptr && !met; relid = lnext(reference->source.relids, relid),
 				  attno = lnext(reference->source.attnos, attno))
 		met = values_met_extended(lfirst_oid(relid), static_cast<AttrNumber>(lfirst_int(attno)));
-	if (!met && rows >= core::kRowsToShareWithoutEvidence)
+	// The table-wide evidence, only where it can decide: over many rows, any; over few, a
+	// TOAST relation of kilobytes per row.
+	const bool many = rows >= core::kRowsToShareWithoutEvidence;
+	bool dense = false;
+	if (!met)
 		for (ListCell *relid = list_head(reference->source.relids), *attno = list_head(reference->source.attnos);
-			 relid != nullptr && !may; relid = lnext(reference->source.relids, relid),
+			 relid != nullptr && !may && !dense; relid = lnext(reference->source.relids, relid),
 					  attno = lnext(reference->source.attnos, attno))
 		{
 			Relation rel = RelationIdGetRelation(lfirst_oid(relid));
 			if (rel == nullptr)
 				continue;
-			may = values_may_be_toasted(rel, static_cast<AttrNumber>(lfirst_int(attno)));
+			if (many)
+				may = values_may_be_toasted(rel, static_cast<AttrNumber>(lfirst_int(attno)));
+			else
+				dense = rows_carry_toast(rel);
 			RelationClose(rel);
 		}
-	return core::marks_column(rows, met, may);
+	return core::marks_column(rows, met, may, dense);
 }
 
 struct Wrap

@@ -22,7 +22,8 @@
 //  5. The cost rule is core::marks_column(), over the most rows a node evaluates one of the
 //     column's references on (plan_demand.hpp) and the column's evidence (am/stored_form.hpp):
 //     a one-row lookup gets markers only for a column this backend met stored compressed or
-//     out of line. Under hotplus.read_path_everywhere (tests), every such column gets them.
+//     out of line, or of a table whose TOAST relation holds kilobytes per row. Under
+//     hotplus.read_path_everywhere (tests), every such column gets them.
 #pragma once
 
 #include "am/pg.hpp"
