@@ -895,7 +895,11 @@ class Bench:
                  rows=db.v(f'SELECT count(*) FROM {t}'),
                  table_bytes=db.v('SELECT pg_relation_size(%s::regclass)', (t,)),
                  toast_bytes=db.v("SELECT coalesce(pg_relation_size(nullif(reltoastrelid, 0)), 0) "
-                                  "FROM pg_class WHERE oid = %s::regclass", (t,)))
+                                  "FROM pg_class WHERE oid = %s::regclass", (t,)),
+                 # Pages VACUUM marked all-visible, of all: a twin with fewer makes its scans
+                 # check each row's visibility, which the other's skip.
+                 all_visible=db.v("SELECT relallvisible || ' of ' || relpages FROM pg_class "
+                                  "WHERE oid = %s::regclass", (t,)))
         if col:
             c['values'] = [list(r) for r in db.q(
                 f"SELECT coalesce(pg_column_compression({col}), 'none'), count(*), "
