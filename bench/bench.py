@@ -877,6 +877,13 @@ class Bench:
     R_SESSION = ['SET max_parallel_workers_per_gather = 0', 'RESET enable_hashjoin', 'RESET enable_mergejoin',
                  'RESET enable_nestloop', 'RESET enable_hashagg', 'RESET work_mem']
 
+    # The twins are filled and vacuumed with synchronous commits: with the cluster's
+    # synchronous_commit = off, VACUUM right after an INSERT ... SELECT copy left every page of
+    # the copy (the hotheap twin) not all-visible (relallvisible 0, heap copies alike), so its
+    # scans checked each row's visibility and the original's did not: 1.2x on R2's 41 columns,
+    # read path or not (2026-12-05, bench/results-read-40).
+    R_SETUP_COMMIT = 'SET synchronous_commit = on'
+
     def r_settings(self, db, jit='off', read_path='on', extra=()):
         for s in self.R_SESSION:
             db.x(s)
@@ -913,6 +920,7 @@ class Bench:
             return
         n = self.p['r1_rows']
         log(f'r: building rb_heap / rb_hotheap ({n} rows of a 600-key jsonb)')
+        db.x(self.R_SETUP_COMMIT)
         for am in ('heap', 'hotheap'):
             t = f'rb_{am}'
             db.x(f'DROP TABLE IF EXISTS {t}')
@@ -927,12 +935,14 @@ class Bench:
         for am in ('heap', 'hotheap'):
             db.x(f'VACUUM ANALYZE rb_{am}')
             checks[f'rb_{am}'] = self.r_table_check(db, f'rb_{am}', 'big')
+        db.x('RESET synchronous_commit')
         self.meta['r_b'] = checks
         log(f'r: {checks}')
 
     def r_twins(self, db, base, columns, rows_sql, args=None):
         """{base}_heap and {base}_hotheap with `columns`, the heap one filled by rows_sql (a
         SELECT), the hotheap one copied from it, both vacuumed and analyzed; their checks."""
+        db.x(self.R_SETUP_COMMIT)
         for am in ('heap', 'hotheap'):
             db.x(f'DROP TABLE IF EXISTS {base}_{am}')
             db.x(f'CREATE TABLE {base}_{am} ({columns}) USING {am} WITH (autovacuum_enabled = false)')
@@ -942,6 +952,7 @@ class Bench:
         for am in ('heap', 'hotheap'):
             db.x(f'VACUUM ANALYZE {base}_{am}')
             checks[f'{base}_{am}'] = self.r_table_check(db, f'{base}_{am}')
+        db.x('RESET synchronous_commit')
         return checks
 
     def r_setup_s(self, db):
@@ -984,6 +995,7 @@ class Bench:
             'r2': ', '.join(f'1 + (g + {7 * k}) % 1000' for k in range(1, 42)),
             'r2t': "'row ' || g, " + ', '.join(f'1 + (g + {7 * k}) % 1000' for k in range(1, 41)),
         }
+        db.x(self.R_SETUP_COMMIT)
         for shape, cols in shapes.items():
             log(f'r: building {shape}_heap / {shape}_hotheap ({n} rows)')
             for am in ('heap', 'hotheap'):
@@ -996,6 +1008,7 @@ class Bench:
             for am in ('heap', 'hotheap'):
                 db.x(f'VACUUM ANALYZE {shape}_{am}')
                 checks[f'{shape}_{am}'] = self.r_table_check(db, f'{shape}_{am}')
+        db.x('RESET synchronous_commit')
         self.meta['r_t'] = checks
         log(f'r: {checks}')
 
