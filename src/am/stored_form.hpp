@@ -15,8 +15,8 @@
 //    far more than the marker, compressed or not).
 //  - for few rows too (rows_carry_toast): the table's TOAST relation holds, per row of the
 //    table (pg_class.reltuples, as ANALYZE or VACUUM left it), kToastBytesPerRowForFewRows
-//    bytes or more: then the row a lookup reads likely has a value out of
-//    line, whichever column; a table never analyzed or vacuumed (reltuples unknown) says
+//    bytes or more: then the row a lookup reads likely has a value out of line, whichever
+//    column; a table never analyzed or vacuumed (reltuples unknown) says
 //    nothing. A column of short values in a table whose other column fills the TOAST relation
 //    gets markers it does not need: their start, about 1,350 instructions per statement.
 // The memo is per backend, never cleared (a dropped relation's entry only costs its slot;
@@ -45,7 +45,7 @@ bool values_met_extended(Oid relid, AttrNumber attno);
 // values_met_extended, or the table stores values out of line, or the column's values are wide
 // on average (ANALYZE).
 bool values_may_be_toasted(Relation rel, AttrNumber attno);
-// The table's TOAST relation holds core::kToastBytesPerRowForFewRows bytes or more per row.
+// The table's TOAST relation holds kToastBytesPerRowForFewRows bytes or more per row.
 bool rows_carry_toast(Relation rel);
 // A stored value of relid's column attno was compressed or out of line.
 void note_extended_value(Oid relid, AttrNumber attno);

@@ -73,8 +73,7 @@ ReadPlan plan_read(const ReadShape &shape);
 // rows, where the per-statement cost counts, only where this backend met such values of that
 // very column (values_met_extended), or where the table's TOAST relation holds
 // am/stored_form.hpp's kToastBytesPerRowForFewRows (2 kB) or more per row of the table
-// (rows_carry_toast): a
-// TOAST relation with a few blocks says nothing about the one row a lookup reads, one that
+// (rows_carry_toast): a TOAST relation with a few blocks says nothing about the one row a lookup reads, one that
 // holds kilobytes per row says the row read likely has a value out of line. At 2 kB per row
 // on average, a detoast the copy saves (a TOAST index lookup, the chunks copied and, mostly,
 // decompressed: more than 2 instructions per byte) costs more than the markers' start by a
