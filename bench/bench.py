@@ -214,6 +214,20 @@ def order_for(round_no, variants):
     return list(variants) if round_no % 2 == 0 else list(reversed(variants))
 
 
+def create_w3_table(execute, t, am, source, indexes):
+    """One of workload 3's tables (also bench/wal_compare.py's, which must measure the same):
+    `t` of access method `am`, fillfactor 80, the rows of `source` (id, doc), and `indexes`
+    expression indexes on doc->>'f1'.. in that order (the order hotplus looks at them, that of
+    RelationGetIndexList), vacuumed and analyzed. execute: a function running one statement."""
+    execute(f'DROP TABLE IF EXISTS {t}')
+    execute(f'CREATE TABLE {t} (id int PRIMARY KEY, doc jsonb NOT NULL) '
+            f'USING {am} WITH (fillfactor = 80, autovacuum_enabled = false)')
+    execute(f'INSERT INTO {t} SELECT id, doc FROM {source}')
+    for k in range(1, indexes + 1):
+        execute(f"CREATE INDEX {t}_f{k} ON {t} ((doc->>'f{k}'))")
+    execute(f'VACUUM ANALYZE {t}')
+
+
 # ---------------------------------------------------------------------------------------
 class Bench:
     def __init__(self, args):
@@ -505,13 +519,7 @@ class Bench:
             for nidx, position in shapes:
                 for am in ('heap', 'hotheap'):
                     t = f'w3_{size}_{w3_shape_key(nidx, position)}_{am}'
-                    db.x(f'DROP TABLE IF EXISTS {t}')
-                    db.x(f'CREATE TABLE {t} (id int PRIMARY KEY, doc jsonb NOT NULL) '
-                         f'USING {am} WITH (fillfactor = 80, autovacuum_enabled = false)')
-                    db.x(f'INSERT INTO {t} SELECT * FROM w3_src')
-                    for k in range(1, nidx + 1):
-                        db.x(f"CREATE INDEX {t}_f{k} ON {t} ((doc->>'f{k}'))")
-                    db.x(f'VACUUM ANALYZE {t}')
+                    create_w3_table(db.x, t, am, 'w3_src', nidx)
                     checks[t] = dict(
                         am=db.v('SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam '
                                 'WHERE c.oid = %s::regclass', (t,)),

@@ -124,13 +124,7 @@ def main():
             result = {}
             for am in ('heap', 'hotheap'):
                 t = f'wal_{size}_{key}_{am}'
-                cur.execute(f'DROP TABLE IF EXISTS {t}')
-                cur.execute(f'CREATE TABLE {t} (id int PRIMARY KEY, doc jsonb NOT NULL) USING {am} '
-                            f'WITH (fillfactor = 80, autovacuum_enabled = false)')
-                cur.execute(f'INSERT INTO {t} SELECT id, doc FROM wal_src')
-                for k in range(1, n + 1):
-                    cur.execute(f"CREATE INDEX ON {t} ((doc->>'f{k}'))")
-                cur.execute(f'VACUUM ANALYZE {t}')
+                bench.create_w3_table(cur.execute, t, am, 'wal_src', n)
                 if args.history:
                     cur.execute(f"PREPARE h(int) AS UPDATE {t} SET doc = jsonb_set(doc, '{{counter}}', "
                                 f"to_jsonb((doc->>'counter')::int + 1)) WHERE id = $1")
