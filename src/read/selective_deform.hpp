@@ -17,6 +17,19 @@
 //     whose column needs are a subset of the wanted set may read the slot before it is
 //     cleared or stored again. In assert-enabled builds those entries are poisoned.
 //  3. Only called for a slot just stored (tts_nvalid == 0) holding a heap tuple.
+//  4. Before reading anything, the node asks for every cache line from the tuple's start to
+//     the end of the last wanted column at a fixed offset, in order: the lines heap's
+//     deformer reads for the same columns, so never more memory than heap's. Reading the
+//     header and then a few far columns waits for each line in turn, and leaves holes in
+//     which the processor's stream prefetching does not see the scan's sequential pattern;
+//     heap's deformer, reading every line, is followed by it. (Seed 003's sweep, 2 to 20 of
+//     41 columns, PG15: 0.76-0.96x heap's time without this; prefetching only the lines of
+//     the wanted columns was no better.) The same lines are asked for of the tuple as far
+//     from this one as this one is from the previous, when that is within a page: a scan
+//     of a page filled in order reads tuples at a constant stride, and a row whose columns
+//     span two cache lines then arrives before it is read (16 to 20 columns: 1.22x heap's
+//     speed without the guess, 1.40x with it). A wrong guess costs prefetches. Prefetches
+//     never fault and change no value.
 #pragma once
 
 #include "am/pg.hpp"
@@ -54,12 +67,16 @@ struct SelectiveDeform
 	bool all_fixed;
 	int nwanted;
 	int16 *wanted; // [nwanted], 0-based, ascending
+	// Invariant 4: the bytes from a tuple's start to the end of the last wanted column at a
+	// fixed offset (in a tuple without NULLs), or of the header.
+	uint32 prefetch_end;
+	uintptr_t previous_tuple; // the address of the last tuple deformed (invariant 4's guess)
 };
 
 // Prepares deformation of the (1-based, ascending) columns in `wanted` of `desc`, in the
 // current memory context. False when `wanted` names a column `desc` does not have.
 bool selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted);
 
-void selective_deform(const SelectiveDeform *deform, TupleTableSlot *slot);
+void selective_deform(SelectiveDeform *deform, TupleTableSlot *slot);
 
 } // namespace hotplus
