@@ -109,10 +109,11 @@ $(OBJS): $(wildcard src/*/*.hpp)
 # Objects compiled for one server must not be linked for another (make PG_CONFIG=... after a
 # build for another server left undefined symbols behind): they depend on a stamp naming the
 # server, rewritten only when the server changes (so every make, even a clean, leaves it).
+# In a tree the user cannot write, there is no stamp and no such dependency.
 SERVER_STAMP = .server-stamp
 SERVER_NAME := $(PG_INCLUDEDIR_SERVER) $(shell $(PG_CONFIG) --version)
-$(shell echo '$(SERVER_NAME)' | cmp -s - $(SERVER_STAMP) || echo '$(SERVER_NAME)' > $(SERVER_STAMP))
-$(OBJS): $(SERVER_STAMP)
+$(shell echo '$(SERVER_NAME)' | cmp -s - $(SERVER_STAMP) 2>/dev/null || echo '$(SERVER_NAME)' 2>/dev/null > $(SERVER_STAMP))
+$(OBJS): $(wildcard $(SERVER_STAMP))
 
 # Includes follow the folders (scripts/check-includes.py, src/README.md "Folders"): a file
 # that includes across a forbidden edge stops the build before anything is compiled.
