@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The benchmark suite on PostgreSQL 19, which this machine has only inside the Debian sid
+# chroot of the tests (scripts/pg19-chroot.sh: Debian's binary packages need sid's libc):
+#
+#   bash bench/run-19.sh --workloads r2,r2t,r2s,r4 --out bench/results-NAME-pg19
+#
+# Runs bench.py there, as bench/run.sh does here (the same cluster settings, default mode
+# unless --quick or --full is given), on the committed tree (git archive HEAD: uncommitted
+# changes are not measured), built and installed into the chroot's 19. The chroot has no
+# matplotlib: raw.csv and meta.json are copied out and the report and charts rendered here
+# (bench.py --report-only).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=
+mode=default
+args=()
+while (($#)); do
+	case $1 in
+		--out) out=$2; shift 2 ;;
+		--quick) mode=quick; shift ;;
+		--full) mode=full; shift ;;
+		*) args+=("$1"); shift ;;
+	esac
+done
+[ -n "$out" ] || { echo "run-19.sh: --out DIR is required" >&2; exit 2; }
+chroot_dir=$(bash scripts/pg19-chroot.sh)
+inner=$(mktemp -d "$chroot_dir/tmp/hotplus-bench.XXXXXX")
+trap 'rm -rf "$inner"' EXIT
+git archive HEAD | tar -x -C "$inner"
+commit=$(git rev-parse --short HEAD)
+quoted=$(printf ' %q' "${args[@]+"${args[@]}"}")
+bash scripts/pg19-chroot.sh run bash -c "cd ${inner#"$chroot_dir"} && export PG_CONFIG=/usr/lib/postgresql/19/bin/pg_config \
+	&& make -s >/dev/null && make -s install >/dev/null \
+	&& BENCH_COMMIT=$commit BENCH_COMMAND='bash bench/run-19.sh$quoted' BENCH_LIB_SOURCE='make install in the sid chroot' \
+	bash scripts/with-cluster.sh -o 'shared_buffers = 1GB' -o 'max_wal_size = 4GB' -o 'checkpoint_timeout = 30min' \
+		-o 'synchronous_commit = off' -o 'fsync = off' -o 'full_page_writes = off' -- \
+		python3 bench/bench.py --mode $mode$quoted --out results-19" || true # the report needs matplotlib
+[ -f "$inner/results-19/raw.csv" ] || { echo "run-19.sh: the run inside the chroot wrote no results" >&2; exit 1; }
+mkdir -p "$out"
+cp "$inner/results-19/raw.csv" "$inner/results-19/meta.json" "$out/"
+MPLBACKEND=Agg /usr/bin/python3 bench/bench.py --report-only --out "$out"
+echo "run-19.sh: $out/report.md"
