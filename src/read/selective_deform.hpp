@@ -22,14 +22,13 @@
 //     deformer reads for the same columns, so never more memory than heap's. Reading the
 //     header and then a few far columns waits for each line in turn, and leaves holes in
 //     which the processor's stream prefetching does not see the scan's sequential pattern;
-//     heap's deformer, reading every line, is followed by it. (Seed 003's sweep, 2 to 20 of
-//     41 columns, PG15: 0.76-0.96x heap's time without this; prefetching only the lines of
-//     the wanted columns was no better.) The same lines are asked for of the tuple as far
-//     from this one as this one is from the previous, when that is within a page: a scan
-//     of a page filled in order reads tuples at a constant stride, and a row whose columns
-//     span two cache lines then arrives before it is read (16 to 20 columns: 1.22x heap's
-//     speed without the guess, 1.40x with it). A wrong guess costs prefetches. Prefetches
-//     never fault and change no value.
+//     heap's deformer, reading every line, is followed by it. (Seed 003's sweep, 2 to 15 of
+//     41 columns, PG15: 0.76-0.96x heap's speed without this, 1.73-2.21x with it; asking
+//     only for the wanted columns' lines was no better than nothing.) The same lines are
+//     asked for of the tuple as far from this one as this one is from the previous, when
+//     that is within a page: a page filled in order is read at a constant stride (16 to 20
+//     columns: 1.22x heap's speed without the guess, 1.34-1.40x with it). A wrong guess
+//     costs prefetches. Prefetches never fault and change no value.
 #pragma once
 
 #include "am/pg.hpp"
