@@ -454,6 +454,7 @@ run_target_in_chroot() { # target[:core]
 	echo "-- $label: Debian sid chroot $chroot_dir (ready after $((SECONDS - started)) s)"
 	inner=$(mktemp -d "$chroot_dir/tmp/hotplus-test.XXXXXX")
 	copy_tree "$inner/tree"
+	: >"$work/inside.log" # before tail follows it (the redirect below is made by the child)
 	bash scripts/pg19-chroot.sh run env HOTPLUS_LOG_DIR="${inner#"$chroot_dir"}/logs" \
 		bash "${inner#"$chroot_dir"}/tree/scripts/test.sh" --inside "$1" >"$work/inside.log" 2>&1 &
 	local pid=$!
