@@ -30,11 +30,9 @@ git archive HEAD | tar -x -C "$inner"
 commit=$(git rev-parse --short HEAD)
 quoted=$(printf ' %q' "${args[@]+"${args[@]}"}")
 bash scripts/pg19-chroot.sh run bash -c "cd ${inner#"$chroot_dir"} && export PG_CONFIG=/usr/lib/postgresql/19/bin/pg_config \
-	&& make -s >/dev/null && make -s install >/dev/null \
-	&& BENCH_COMMIT=$commit BENCH_COMMAND='bash bench/run-19.sh$quoted' BENCH_LIB_SOURCE='make install in the sid chroot' \
-	bash scripts/with-cluster.sh -o 'shared_buffers = 1GB' -o 'max_wal_size = 4GB' -o 'checkpoint_timeout = 30min' \
-		-o 'synchronous_commit = off' -o 'fsync = off' -o 'full_page_writes = off' -- \
-		python3 bench/bench.py --mode $mode$quoted --out results-19" || true # the report needs matplotlib
+	&& make -s >/dev/null && make -s install >/dev/null && source bench/cluster-settings.sh \
+	&& export BENCH_COMMIT=$commit BENCH_COMMAND='bash bench/run-19.sh$quoted' BENCH_LIB_SOURCE='make install in the sid chroot' \
+	&& bash scripts/with-cluster.sh \"\${bench_cluster_settings[@]}\" -- python3 bench/bench.py --mode $mode$quoted --out results-19" || true # the report needs matplotlib
 [ -f "$inner/results-19/raw.csv" ] || { echo "run-19.sh: the run inside the chroot wrote no results" >&2; exit 1; }
 mkdir -p "$out"
 cp "$inner/results-19/raw.csv" "$inner/results-19/meta.json" "$out/"

@@ -69,12 +69,6 @@ export BENCH_COMMAND="bash bench/run.sh${*:+ $*}"
 export MPLBACKEND=Agg
 # The cluster: a temporary data directory (scripts/with-cluster.sh sets the PG* variables
 # bench.py connects with); settings as documented in the report.
-bash scripts/with-cluster.sh \
-	-o 'shared_buffers = 1GB' \
-	-o 'max_wal_size = 4GB' \
-	-o 'checkpoint_timeout = 30min' \
-	-o 'synchronous_commit = off' \
-	-o 'fsync = off' \
-	-o 'full_page_writes = off' \
-	-- \
+source bench/cluster-settings.sh
+bash scripts/with-cluster.sh "${bench_cluster_settings[@]}" -- \
 	"$PYTHON" bench/bench.py --mode "$mode" ${args[@]+"${args[@]}"}
