@@ -398,6 +398,21 @@ SET search_path = read_path, public;
 SELECT markers('SELECT doc->>''k1'', doc->>''k2'' FROM dense WHERE id = 3') AS dense_one_row;
 SELECT shared('SELECT doc->>''k1'', doc->>''k2'' FROM dense WHERE id = 3') AS dense_one_row_shared;
 SELECT * FROM read_check('SELECT id, doc->>''k1'', doc->>''k2'' FROM dense WHERE id IN (3, 4) ORDER BY id');
+-- The TOAST relation's size is remembered once seen to have blocks (no lseek for it at the next
+-- plans) and forgotten at the table's next relcache invalidation: TRUNCATE sends one, and then
+-- the table's short values get no markers over many rows.
+CREATE TABLE shrinking (id int PRIMARY KEY, small jsonb, outside text) USING hotheap;
+ALTER TABLE shrinking ALTER outside SET STORAGE EXTERNAL;
+INSERT INTO shrinking
+SELECT g, jsonb_build_object('a', g, 'b', md5(g::text)), CASE WHEN g = 1 THEN repeat(md5('x'), 100) END
+FROM generate_series(1, 100) g;
+ANALYZE shrinking;
+SELECT markers('SELECT max(small->>''a''), max(small->>''b'') FROM shrinking') AS toast_blocks,
+       markers('SELECT max(small->>''a''), max(small->>''b'') FROM shrinking') AS toast_blocks_remembered;
+TRUNCATE shrinking;
+INSERT INTO shrinking SELECT g, jsonb_build_object('a', g, 'b', md5(g::text)), NULL FROM generate_series(1, 100) g;
+SELECT pg_relation_size(reltoastrelid) AS toast_bytes FROM pg_class WHERE oid = 'shrinking'::regclass;
+SELECT markers('SELECT max(small->>''a''), max(small->>''b'') FROM shrinking') AS after_truncate;
 SELECT * FROM read_check('SELECT id, outside->0, outside->1, packed->''a'', packed->>''b'' = repeat(''p'', 6000) FROM costs WHERE id IN (5, 9) ORDER BY id');
 -- hotplus.read_path_everywhere (for tests) overrides the model.
 SET hotplus.read_path_everywhere = on;

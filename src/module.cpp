@@ -15,6 +15,7 @@
 #include "read/read_planner.hpp"
 #include "read/read_scan.hpp"
 #include "read/shared_detoast.hpp"
+#include "am/stored_form.hpp"
 #include "update/relation_info.hpp"
 #include "am/settings.hpp"
 #include "update/statement_scope.hpp"
@@ -40,6 +41,7 @@ _PG_init(void)
 	hotplus::stats_init();
 	hotplus::read_scan_init();
 	hotplus::shared_detoast_init();
+	hotplus::stored_form_init();
 	hotplus::read_planner_init();
 	hotplus::plan_display_init();
 	hotplus::reserve_settings_prefix();

@@ -5,8 +5,8 @@ namespace hotplus {
 namespace {
 
 // As many as hotplus's modules add (as_heap, relation_info, verifier, hot_blocking_override,
-// contrib_as_heap).
-constexpr int max_callbacks = 5;
+// contrib_as_heap, stored_form).
+constexpr int max_callbacks = 6;
 RelcacheCallbackFunction callbacks[max_callbacks];
 int ncallbacks = 0;
 

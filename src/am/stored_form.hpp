@@ -19,6 +19,11 @@
 //    column; a table never analyzed or vacuumed (reltuples unknown) says
 //    nothing. A column of short values in a table whose other column fills the TOAST relation
 //    gets markers it does not need: their start, about 1,350 instructions per statement.
+// The TOAST relation's size is asked of the kernel (an lseek) only until it is seen large
+// enough: the most it was seen to hold is remembered per table, and forgotten at any relcache
+// invalidation of the table (TRUNCATE, VACUUM and ANALYZE send one), since TOAST relations
+// seldom shrink otherwise. A size remembered too large gives markers that find nothing to
+// share (their start, per statement), never a wrong result.
 // The memo is per backend, never cleared (a dropped relation's entry only costs its slot;
 // an OID reused by a new table at worst gives it markers for few-row statements, a cost, not
 // a wrong result) and bounded (kMaxRememberedRelations; beyond, nothing more is noted).
@@ -49,5 +54,7 @@ bool values_may_be_toasted(Relation rel, AttrNumber attno);
 bool rows_carry_toast(Relation rel);
 // A stored value of relid's column attno was compressed or out of line.
 void note_extended_value(Oid relid, AttrNumber attno);
+// Adds the memo's relcache callback; from _PG_init.
+void stored_form_init();
 
 } // namespace hotplus
