@@ -5,12 +5,77 @@
 
 extern "C" {
 #include "access/relation.h"
+#include "optimizer/paths.h"
 #include "optimizer/plancat.h"
 #include "parser/parsetree.h"
 #include "utils/rel.h"
 }
 
 namespace hotplus {
+
+namespace {
+
+// The tables' sizes for one planning: the planner's own estimates (set_rel_pathlist_hook, with
+// the same signature from 15 to 19 where get_relation_info_hook is gone in 19), else asked once
+// per planning (an lseek each), so that the markers and the scans' nodes, which both ask, do
+// not ask the kernel again what the planner just asked it.
+struct TableSize
+{
+	Oid relid;
+	uint64 planning; // the planning it was estimated in
+	double tuples;
+};
+constexpr int kRememberedSizes = 16;
+TableSize sizes[kRememberedSizes];
+int next_size = 0;
+uint64 planning = 1;
+set_rel_pathlist_hook_type previous_set_rel_pathlist = nullptr;
+
+void
+remember_size(Oid relid, double tuples)
+{
+	sizes[next_size] = TableSize{relid, planning, tuples};
+	next_size = (next_size + 1) % kRememberedSizes;
+}
+
+void
+note_planner_estimate(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
+{
+	if (previous_set_rel_pathlist != nullptr)
+		previous_set_rel_pathlist(root, rel, rti, rte);
+	// A plain relation's scan; an inheritance parent's rows are its children's.
+	if (rte->rtekind == RTE_RELATION && !rte->inh)
+		remember_size(rte->relid, rel->tuples);
+}
+
+double
+table_tuples(Relation rel)
+{
+	for (const TableSize &size : sizes)
+		if (size.relid == RelationGetRelid(rel) && size.planning == planning)
+			return size.tuples;
+	BlockNumber pages = 0;
+	double tuples = 0;
+	double allvisfrac = 0;
+	estimate_rel_size(rel, nullptr, &pages, &tuples, &allvisfrac);
+	remember_size(RelationGetRelid(rel), tuples);
+	return tuples;
+}
+
+} // namespace
+
+void
+plan_demand_init()
+{
+	previous_set_rel_pathlist = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = note_planner_estimate;
+}
+
+void
+begin_planning()
+{
+	++planning;
+}
 
 Demand
 input_demand(Plan *plan, Plan *input, const Demand &demand)
@@ -62,14 +127,8 @@ rows_read(Scan *scan, Relation rel, const Demand &demand)
 	switch (nodeTag(scan))
 	{
 		case T_SeqScan:
-		{
-			BlockNumber pages = 0;
-			double tuples = 0;
-			double allvisfrac = 0;
-			estimate_rel_size(rel, nullptr, &pages, &tuples, &allvisfrac);
-			rows = tuples / (scan->plan.parallel_aware ? demand.processes : 1);
+			rows = table_tuples(rel) / (scan->plan.parallel_aware ? demand.processes : 1);
 			break;
-		}
 		case T_BitmapHeapScan:
 			if (scan->plan.lefttree != nullptr)
 				rows = Max(rows, scan->plan.lefttree->plan_rows);

@@ -29,6 +29,12 @@ struct Demand
 // What `plan` asks of its child `input`, asked `demand` itself.
 Demand input_demand(Plan *plan, Plan *input, const Demand &demand);
 
+// Starts a planning: rows_read() takes a table's rows from the planner's estimate made since
+// (set_rel_pathlist_hook), else asks them once (an lseek) until the next call.
+void begin_planning();
+// Chains the set_rel_pathlist_hook; from _PG_init.
+void plan_demand_init();
+
 // The rows a scan of `rel` reads and deforms: a sequential scan reads every row of the table to
 // filter it (seed 003's `WHERE col41 = 0`: 300,000 read, none returned); a bitmap heap scan the
 // rows its bitmap names; an index or TID scan, as far as the plan tells, the rows it returns

@@ -250,6 +250,7 @@ add_read_path(PlannedStmt *stmt)
 PlannedStmt *
 plan_with_read_path(COMPAT_PLANNER_PARAMS)
 {
+	begin_planning();
 	PlannedStmt *stmt = previous_planner != nullptr ? previous_planner(COMPAT_PLANNER_ARGS)
 													: standard_planner(COMPAT_PLANNER_ARGS);
 	if (settings.read_path && stmt->commandType != CMD_UTILITY)
@@ -264,6 +265,7 @@ read_planner_init()
 {
 	previous_planner = planner_hook;
 	planner_hook = plan_with_read_path;
+	plan_demand_init();
 }
 
 } // namespace hotplus

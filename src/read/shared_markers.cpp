@@ -159,7 +159,9 @@ struct Find
 	PlannedStmt *stmt;
 	Plan *node;
 	int varnos[2]; // how the node's expressions name the rows it reads
-	double rows;
+	const List *list; // the list being walked, ...
+	Demand demand;	  // ... asked of the node so
+	double rows;	  // the rows it is evaluated on, asked at its first reference (an lseek); < 0 before
 	bool counting; // false below a node that hides storage (read_references.hpp)
 	List *references;
 };
@@ -197,6 +199,8 @@ find_references(Node *node, Find *f)
 			reference->use.relid = list_length(source.relids) == 1 ? linitial_oid(source.relids) : InvalidOid;
 			reference->use.attno = static_cast<AttrNumber>(linitial_int(source.attnos));
 			reference->source = source;
+			if (f->rows < 0)
+				f->rows = rows_evaluated(f->stmt, f->node, f->list, f->demand);
 			reference->rows = f->rows;
 			f->references = lappend(f->references, reference);
 		}
@@ -267,11 +271,12 @@ find_in_tree(PlannedStmt *stmt, Plan *plan, const Demand &demand, List **referen
 	if (plan == nullptr)
 		return;
 	List **lists[3];
-	Find find{stmt, plan, {0, 0}, 0, true, NIL};
+	Find find{stmt, plan, {0, 0}, NIL, demand, -1, true, NIL};
 	const int n = evaluated_lists(plan, lists, find.varnos);
 	for (int i = 0; i < n; ++i)
 	{
-		find.rows = rows_evaluated(stmt, plan, *lists[i], demand);
+		find.list = *lists[i];
+		find.rows = -1;
 		find_references(reinterpret_cast<Node *>(*lists[i]), &find);
 	}
 	*references = list_concat(*references, find.references);
