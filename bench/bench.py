@@ -12,6 +12,7 @@ import csv
 import datetime
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -891,6 +892,8 @@ class Bench:
     # scans checked each row's visibility and the original's did not: 1.2x on R2's 41 columns,
     # read path or not (2026-12-05, bench/results-read-40).
     R_SETUP_COMMIT = 'SET synchronous_commit = on'
+    R_SAMPLE_MS = 50   # read_statements: the least statement time per variant and round ...
+    R_MAX_REPS = 250   # ... in at most this many repetitions
 
     def r_settings(self, db, jit='off', read_path='on', extra=()):
         for s in self.R_SESSION:
@@ -1305,16 +1308,27 @@ class Bench:
         groups = self.r_groups(which)
         self.r_check(db, which, groups)
         reps = self.p['r_reps']
+        # A case's repetitions per variant and round, the same for every variant: r_reps, or
+        # more for a short statement, so that each round's median is taken over at least
+        # R_SAMPLE_MS of statements. A 0.2 ms statement repeated 5 times gave rounds from
+        # 0.16 to 0.37 ms for one variant (19rc1, bench/results-40-r7-pg19-lseek, X6): noise of the
+        # machine's speed, not of the statement, against a target of 1.05x.
+        case_reps = {}
         db.x('CHECKPOINT')
         for r in range(self.p['r_rounds']):
             for case, sql, base, variants, jit, _, _, *more in groups:
                 for pos, (variant, am, read_path) in enumerate(order_for(r, variants)):
                     self.r_settings(db, jit, read_path, more[0] if more else ())
                     q = self.r_sql(sql, base, am)
+                    t0 = time.perf_counter()
                     db.cur.execute(q)  # untimed: the first execution after switching settings
+                    if case not in case_reps:
+                        first_ms = (time.perf_counter() - t0) * 1000
+                        case_reps[case] = max(reps, min(self.R_MAX_REPS, math.ceil(self.R_SAMPLE_MS / max(first_ms, 1e-3))))
+                        log(f'{which} {case}: {case_reps[case]} repetitions per variant and round')
                     load = loadavg()
                     started = datetime.datetime.now().isoformat(timespec='seconds')
-                    ms, cpu, runq, n = self.time_statement(db, q, reps)
+                    ms, cpu, runq, n = self.time_statement(db, q, case_reps[case])
                     self.record(workload=which, case=case, variant=variant, am=am, round=r + 1,
                                 position=pos + 1, metric='ms', value=f'{ms:.3f}',
                                 cpu_ms=f'{cpu:.3f}', runq_ms=f'{runq:.3f}', ops=n, loadavg1=load,
