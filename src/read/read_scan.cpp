@@ -6,6 +6,8 @@
 #include "stats/stats.hpp"
 
 extern "C" {
+#include "access/heapam.h"
+#include "storage/bufmgr.h"
 #include "access/parallel.h"
 #include "commands/explain.h"
 #include "executor/execExpr.h"
@@ -33,6 +35,8 @@ struct ReadScanState
 	bool active;
 	bool selective;
 	SelectiveDeform deform;
+	bool whole_pages; // the scan returns a page's visible tuples in turn (a heap seq scan)
+	Buffer page;	  // the page whose tuples were asked for (whole_pages)
 	bool executed;
 	int64 rows_returned;
 	bool compiled_for_heap_rows; // ExecInitCustomScan compiled the expressions for heap slots
@@ -138,6 +142,28 @@ begin(CustomScanState *node, EState *estate, int eflags)
 		return;
 	state->selective = node->ss.ps.ps_ProjInfo != nullptr &&
 					   selective_deform_init(&state->deform, state->scan_slot->tts_tupleDescriptor, deformed);
+	state->whole_pages = IsA(state->scan, SeqScanState);
+	state->deform.pages_prefetched = state->whole_pages;
+	state->page = InvalidBuffer;
+}
+
+// At a page's first tuple, the wanted lines of every tuple the scan returns from it
+// (selective_deform.hpp, invariant 4): a sequential scan in page mode has listed them, the
+// visible tuples of the page it holds (rs_vistuples, heap's; a hotheap scan is heap's).
+void
+prefetch_page(ReadScanState *state, TupleTableSlot *row)
+{
+	if (!TTS_IS_BUFFERTUPLE(row))
+		return;
+	const Buffer buffer = reinterpret_cast<BufferHeapTupleTableSlot *>(row)->buffer;
+	if (buffer == state->page || !BufferIsValid(buffer))
+		return;
+	state->page = buffer;
+	auto *scan = reinterpret_cast<HeapScanDesc>(reinterpret_cast<ScanState *>(state->scan)->ss_currentScanDesc);
+	if (scan == nullptr || !(scan->rs_base.rs_flags & SO_ALLOW_PAGEMODE) || scan->rs_cbuf != buffer)
+		return;
+	selective_deform_prefetch_page(&state->deform, BufferGetPage(buffer), scan->rs_vistuples,
+								   static_cast<int>(scan->rs_ntuples));
 }
 
 TupleTableSlot *
@@ -162,7 +188,11 @@ exec(CustomScanState *node)
 		TupleTableSlot *row = state->scan->ps_ProjInfo != nullptr ? state->scan->ps_ExprContext->ecxt_scantuple
 																  : returned;
 		if (state->selective && row == state->scan_slot && row->tts_nvalid == 0)
+		{
+			if (state->whole_pages)
+				prefetch_page(state, row);
 			selective_deform(&state->deform, row);
+		}
 		// Invariant 5.
 		if (row->tts_nvalid < state->deform_up_to)
 			slot_getsomeattrs(row, state->deform_up_to);

@@ -190,6 +190,7 @@ selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted)
 		column.run_last = run_goes_on ? deform->columns[i + 1].run_last : static_cast<int16>(i);
 	}
 	deform->previous_tuple = 0;
+	deform->pages_prefetched = false;
 	deform->prefetch_end = kDataWithoutNulls;
 	for (int w = 0; w < deform->nwanted; ++w)
 	{
@@ -201,6 +202,17 @@ selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted)
 }
 
 void
+selective_deform_prefetch_page(const SelectiveDeform *deform, Page page, const OffsetNumber *offsets, int count)
+{
+	for (int i = 0; i < count; ++i)
+	{
+		ItemId item = PageGetItemId(page, offsets[i]);
+		if (ItemIdIsNormal(item))
+			prefetch_wanted_lines(deform, reinterpret_cast<uintptr_t>(page) + ItemIdGetOffset(item), ItemIdGetLength(item));
+	}
+}
+
+void
 selective_deform(SelectiveDeform *deform, TupleTableSlot *slot)
 {
 	Assert(slot->tts_nvalid == 0 && (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot)));
@@ -208,11 +220,14 @@ selective_deform(SelectiveDeform *deform, TupleTableSlot *slot)
 	HeapTuple tuple = heap_slot->tuple;
 	HeapTupleHeader header = tuple->t_data;
 	const uintptr_t start = reinterpret_cast<uintptr_t>(header);
-	prefetch_wanted_lines(deform, start, tuple->t_len);
-	const intptr_t stride = static_cast<intptr_t>(start - deform->previous_tuple);
-	if (stride != 0 && stride > -BLCKSZ && stride < BLCKSZ)
-		prefetch_wanted_lines(deform, start + stride, tuple->t_len);
-	deform->previous_tuple = start;
+	if (!deform->pages_prefetched)
+	{
+		prefetch_wanted_lines(deform, start, tuple->t_len);
+		const intptr_t stride = static_cast<intptr_t>(start - deform->previous_tuple);
+		if (stride != 0 && stride > -BLCKSZ && stride < BLCKSZ)
+			prefetch_wanted_lines(deform, start + stride, tuple->t_len);
+		deform->previous_tuple = start;
+	}
 	const bool hasnulls = HeapTupleHasNulls(tuple);
 	const uint8 *bitmap = header->t_bits;
 	char *data = reinterpret_cast<char *>(header) + header->t_hoff;
