@@ -147,37 +147,23 @@ begin(CustomScanState *node, EState *estate, int eflags)
 	state->page = InvalidBuffer;
 }
 
-// The tuples whose wanted lines are asked for ahead of the one deformed (selective_deform.hpp,
-// invariant 4): 16 hid more of the lines' latency than 4 or 8, or a whole page at once, in a
-// model of the scan outside PostgreSQL (shared buffers in table order and shuffled).
-constexpr int kTuplesAhead = 16;
-
-// Asks for the wanted lines of the tuples the scan returns next from the page it holds: a
-// sequential scan in page mode has listed the page's visible tuples (rs_vistuples, heap's; a
-// hotheap scan is heap's) and returns them in turn, rs_cindex the one it returned last. At a
-// page's first tuple the next kTuplesAhead, then one more per tuple.
+// At a page's first tuple, the wanted lines of every tuple the scan returns from it
+// (selective_deform.hpp, invariant 4): a sequential scan in page mode has listed them, the
+// visible tuples of the page it holds (rs_vistuples, heap's; a hotheap scan is heap's).
 void
-prefetch_ahead(ReadScanState *state, TupleTableSlot *row)
+prefetch_page(ReadScanState *state, TupleTableSlot *row)
 {
 	if (!TTS_IS_BUFFERTUPLE(row))
 		return;
 	const Buffer buffer = reinterpret_cast<BufferHeapTupleTableSlot *>(row)->buffer;
-	auto *scan = reinterpret_cast<HeapScanDesc>(reinterpret_cast<ScanState *>(state->scan)->ss_currentScanDesc);
-	if (scan == nullptr || !(scan->rs_base.rs_flags & SO_ALLOW_PAGEMODE) || !BufferIsValid(buffer) ||
-		scan->rs_cbuf != buffer)
+	if (buffer == state->page || !BufferIsValid(buffer))
 		return;
-	const int64 count = scan->rs_ntuples;
-	const int64 at = scan->rs_cindex;
-	const int64 step = ScanDirectionIsBackward(state->css.ss.ps.state->es_direction) ? -1 : 1;
-	Page page = BufferGetPage(buffer);
-	int64 from = at + step * (kTuplesAhead - 1);
-	if (buffer != state->page)
-	{
-		state->page = buffer;
-		from = at;
-	}
-	for (int64 i = from; i >= 0 && i < count && (i - at) * step < kTuplesAhead; i += step)
-		selective_deform_prefetch(&state->deform, page, scan->rs_vistuples[i]);
+	state->page = buffer;
+	auto *scan = reinterpret_cast<HeapScanDesc>(reinterpret_cast<ScanState *>(state->scan)->ss_currentScanDesc);
+	if (scan == nullptr || !(scan->rs_base.rs_flags & SO_ALLOW_PAGEMODE) || scan->rs_cbuf != buffer)
+		return;
+	selective_deform_prefetch_page(&state->deform, BufferGetPage(buffer), scan->rs_vistuples,
+								   static_cast<int>(scan->rs_ntuples));
 }
 
 TupleTableSlot *
@@ -204,7 +190,7 @@ exec(CustomScanState *node)
 		if (state->selective && row == state->scan_slot && row->tts_nvalid == 0)
 		{
 			if (state->whole_pages)
-				prefetch_ahead(state, row);
+				prefetch_page(state, row);
 			selective_deform(&state->deform, row);
 		}
 		// Invariant 5.

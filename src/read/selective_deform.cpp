@@ -202,11 +202,14 @@ selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted)
 }
 
 void
-selective_deform_prefetch(const SelectiveDeform *deform, Page page, OffsetNumber offset)
+selective_deform_prefetch_page(const SelectiveDeform *deform, Page page, const OffsetNumber *offsets, int count)
 {
-	ItemId item = PageGetItemId(page, offset);
-	if (ItemIdIsNormal(item))
-		prefetch_wanted_lines(deform, reinterpret_cast<uintptr_t>(page) + ItemIdGetOffset(item), ItemIdGetLength(item));
+	for (int i = 0; i < count; ++i)
+	{
+		ItemId item = PageGetItemId(page, offsets[i]);
+		if (ItemIdIsNormal(item))
+			prefetch_wanted_lines(deform, reinterpret_cast<uintptr_t>(page) + ItemIdGetOffset(item), ItemIdGetLength(item));
+	}
 }
 
 void

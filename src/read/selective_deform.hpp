@@ -29,12 +29,11 @@
 //     that is within a page: a page filled in order is read at a constant stride (16 to 20
 //     columns: 1.22x heap's speed without the guess, 1.34-1.40x with it). A wrong guess
 //     costs prefetches. Prefetches never fault and change no value.
-//     Under a sequential scan the node asks instead for the same lines of the tuples the
-//     scan will return next from its page (its visible tuples, listed by the scan in page
-//     mode; heap's deformer reads them all), 16 tuples ahead (read_scan.cpp): one tuple ahead
-//     was too little to hide a line's latency. Seed 003's query on 19rc1, paired medians on a
-//     dev cluster: 1.66-1.70x heap's speed with the stride guess, 1.84-1.88x asking for a
-//     whole page at its first tuple, 2.02-2.09x 16 tuples ahead (32: 2.02-2.07x).
+//     Under a sequential scan the node asks instead, at a page's first tuple, for the same
+//     lines of every tuple the scan will return from that page (its visible tuples, listed
+//     by the scan in page mode: heap's deformer reads them all): one tuple ahead was too
+//     little to hide a line's latency. Seed 003's query on 19rc1: 1.66-1.70x heap's speed
+//     with the guess, 1.84-1.88x with whole pages; on 15, 2.36-2.43x.
 #pragma once
 
 #include "am/pg.hpp"
@@ -77,7 +76,7 @@ struct SelectiveDeform
 	// fixed offset (in a tuple without NULLs), or of the header.
 	uint32 prefetch_end;
 	uintptr_t previous_tuple; // the address of the last tuple deformed (invariant 4's guess)
-	bool pages_prefetched;	  // the caller asks ahead itself (selective_deform_prefetch)
+	bool pages_prefetched;	  // the caller asks for whole pages (selective_deform_prefetch_page)
 };
 
 // Prepares deformation of the (1-based, ascending) columns in `wanted` of `desc`, in the
@@ -86,8 +85,8 @@ bool selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted
 
 void selective_deform(SelectiveDeform *deform, TupleTableSlot *slot);
 
-// Invariant 4, for a scan that knows its next tuples: asks for the lines selective_deform()
-// will read of the tuple at `offset` of `page`.
-void selective_deform_prefetch(const SelectiveDeform *deform, Page page, OffsetNumber offset);
+// Invariant 4, for a scan entering a page: asks for the lines selective_deform() will read of
+// each of the page's tuples at `offsets` (the ones the scan returns), before the first.
+void selective_deform_prefetch_page(const SelectiveDeform *deform, Page page, const OffsetNumber *offsets, int count);
 
 } // namespace hotplus
