@@ -7,7 +7,6 @@
 
 extern "C" {
 #include "access/heapam.h"
-#include "storage/bufmgr.h"
 #include "access/parallel.h"
 #include "commands/explain.h"
 #include "executor/execExpr.h"
@@ -17,6 +16,7 @@ extern "C" {
 #include "lib/stringinfo.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/params.h"
+#include "storage/bufmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 }
@@ -35,8 +35,7 @@ struct ReadScanState
 	bool active;
 	bool selective;
 	SelectiveDeform deform;
-	bool whole_pages; // the scan returns a page's visible tuples in turn (a heap seq scan)
-	Buffer page;	  // the page whose tuples were asked for (whole_pages)
+	Buffer page; // the page whose tuples were asked for (deform.pages_prefetched)
 	bool executed;
 	int64 rows_returned;
 	bool compiled_for_heap_rows; // ExecInitCustomScan compiled the expressions for heap slots
@@ -142,8 +141,8 @@ begin(CustomScanState *node, EState *estate, int eflags)
 		return;
 	state->selective = node->ss.ps.ps_ProjInfo != nullptr &&
 					   selective_deform_init(&state->deform, state->scan_slot->tts_tupleDescriptor, deformed);
-	state->whole_pages = IsA(state->scan, SeqScanState);
-	state->deform.pages_prefetched = state->whole_pages;
+	// A sequential scan returns a page's visible tuples in turn: asked for a page at a time.
+	state->deform.pages_prefetched = IsA(state->scan, SeqScanState);
 	state->page = InvalidBuffer;
 }
 
@@ -189,7 +188,7 @@ exec(CustomScanState *node)
 																  : returned;
 		if (state->selective && row == state->scan_slot && row->tts_nvalid == 0)
 		{
-			if (state->whole_pages)
+			if (state->deform.pages_prefetched)
 				prefetch_page(state, row);
 			selective_deform(&state->deform, row);
 		}
