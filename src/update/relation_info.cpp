@@ -40,20 +40,7 @@ HTAB *cache = nullptr;
 void
 invalidate(Datum, Oid relid)
 {
-	if (cache == nullptr)
-		return;
-	if (relid != InvalidOid)
-	{
-		auto *entry = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_FIND, nullptr));
-		if (entry != nullptr && entry->info != nullptr)
-			entry->info->valid = false;
-		return;
-	}
-	HASH_SEQ_STATUS status;
-	hash_seq_init(&status, cache);
-	while (auto *entry = static_cast<CacheEntry *>(hash_seq_search(&status)))
-		if (entry->info != nullptr)
-			entry->info->valid = false;
+	invalidate_cached(cache, &CacheEntry::info, relid);
 }
 
 // Bits of an index's flags, gathered with its facts.

@@ -72,20 +72,7 @@ HTAB *cache = nullptr;
 void
 invalidate(Datum, Oid relid)
 {
-	if (cache == nullptr)
-		return;
-	if (relid != InvalidOid)
-	{
-		auto *found = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_FIND, nullptr));
-		if (found != nullptr && found->entry != nullptr)
-			found->entry->valid = false;
-		return;
-	}
-	HASH_SEQ_STATUS status;
-	hash_seq_init(&status, cache);
-	while (auto *found = static_cast<CacheEntry *>(hash_seq_search(&status)))
-		if (found->entry != nullptr)
-			found->entry->valid = false;
+	invalidate_cached(cache, &CacheEntry::entry, relid);
 }
 
 void
