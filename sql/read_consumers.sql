@@ -290,7 +290,7 @@ RESET enable_mergejoin;
 RESET enable_nestloop;
 SELECT markers(q), temp_written(q) > 0 AS spilled, temp_written(q) = temp_written(replace(q, ' s ', ' sh ')) AS same_temp,
        outcome(q) = outcome(replace(q, ' s ', ' sh ')) AS same
-  FROM (VALUES ('SELECT max(f1), max(f2) FROM (SELECT id, max(big->>''1'') OVER w f1, min(big->>''2'') OVER w f2 FROM s WINDOW w AS (ORDER BY id ROWS BETWEEN 300 PRECEDING AND CURRENT ROW)) q')) v(q);
+  FROM (VALUES ('SELECT max(f1), max(f2) FROM (SELECT id, max(big->>''1'') OVER w f1, min(big->>''2'') OVER w f2 FROM s WINDOW w AS (ORDER BY id ROWS BETWEEN 30 PRECEDING AND CURRENT ROW)) q')) v(q);
 RESET work_mem;
 
 -- Cursors moving backwards over a projection of a sort; a nested loop rescanning its inner
