@@ -23,29 +23,26 @@ namespace hotplus {
 // Adds a callback to hotplus's one relcache callback; call from _PG_init only.
 void add_relcache_callback(RelcacheCallbackFunction callback);
 
-// The body of a per-relation cache's callback: `cache` is a dynahash keyed by relid whose
-// entries point (`value`, may be null) to what was built for the relation; marks that
-// invalid (`valid = false`) for `relid`, or for every relation (InvalidOid). Nothing is freed
-// here: a callback may run while the value is in use; its owner rebuilds or frees it at the
-// next look-up.
-template <typename Entry, typename Value>
+// The entries a relcache invalidation reaches in a per-relation cache: `cache` is a dynahash
+// keyed by relid (nullptr: not made yet); `visit` gets the entry of `relid`, or every entry
+// for InvalidOid (PostgreSQL's "all relations"). The module's callbacks say what an entry
+// forgets; this says which entries.
+template <typename Entry, typename Visit>
 void
-invalidate_cached(HTAB *cache, Value *Entry::*value, Oid relid)
+visit_invalidated(HTAB *cache, Oid relid, Visit visit)
 {
 	if (cache == nullptr)
 		return;
-	if (relid != InvalidOid)
+	if (OidIsValid(relid))
 	{
-		auto *entry = static_cast<Entry *>(hash_search(cache, &relid, HASH_FIND, nullptr));
-		if (entry != nullptr && entry->*value != nullptr)
-			(entry->*value)->valid = false;
+		if (auto *entry = static_cast<Entry *>(hash_search(cache, &relid, HASH_FIND, nullptr)))
+			visit(entry);
 		return;
 	}
 	HASH_SEQ_STATUS status;
 	hash_seq_init(&status, cache);
 	while (auto *entry = static_cast<Entry *>(hash_seq_search(&status)))
-		if (entry->*value != nullptr)
-			(entry->*value)->valid = false;
+		visit(entry);
 }
 
 } // namespace hotplus

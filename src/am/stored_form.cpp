@@ -80,20 +80,7 @@ toast_relation_blocks_at_least(Relation rel, BlockNumber wanted)
 void
 forget_toast_blocks(Datum, Oid relid)
 {
-	if (seen == nullptr)
-		return;
-	if (OidIsValid(relid))
-	{
-		auto *entry = static_cast<SeenEntry *>(hash_search(seen, &relid, HASH_FIND, nullptr));
-		if (entry != nullptr)
-			entry->toast_blocks = 0;
-		return;
-	}
-	HASH_SEQ_STATUS status;
-	hash_seq_init(&status, seen);
-	for (auto *entry = static_cast<SeenEntry *>(hash_seq_search(&status)); entry != nullptr;
-		 entry = static_cast<SeenEntry *>(hash_seq_search(&status)))
-		entry->toast_blocks = 0;
+	visit_invalidated<SeenEntry>(seen, relid, [](SeenEntry *entry) { entry->toast_blocks = 0; });
 }
 
 } // namespace

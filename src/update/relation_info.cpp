@@ -40,7 +40,11 @@ HTAB *cache = nullptr;
 void
 invalidate(Datum, Oid relid)
 {
-	invalidate_cached(cache, &CacheEntry::info, relid);
+	// Marked, not freed: it may be in use; the next look-up rebuilds it.
+	visit_invalidated<CacheEntry>(cache, relid, [](CacheEntry *entry) {
+		if (entry->info != nullptr)
+			entry->info->valid = false;
+	});
 }
 
 // Bits of an index's flags, gathered with its facts.

@@ -72,7 +72,11 @@ HTAB *cache = nullptr;
 void
 invalidate(Datum, Oid relid)
 {
-	invalidate_cached(cache, &CacheEntry::entry, relid);
+	// Marked, not freed: it may be in use; the next look-up rebuilds it.
+	visit_invalidated<CacheEntry>(cache, relid, [](CacheEntry *found) {
+		if (found->entry != nullptr)
+			found->entry->valid = false;
+	});
 }
 
 void
