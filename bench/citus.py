@@ -16,12 +16,10 @@ Results: bench/results-citus/results.csv (every run) and summary.md.
 import argparse
 import csv
 import datetime
-import hashlib
 import os
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,6 +27,9 @@ import tempfile
 import time
 
 import psycopg2
+
+import pgnode
+from pgnode import free_ports, loadavg, log, run, sha256
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -76,20 +77,6 @@ CSV_FIELDS = ['setup', 'variant', 'round', 'position', 'tps', 'upd', 'hot_upd',
               'txns', 'loadavg1', 'started_at']
 
 
-def log(msg):
-    print(f'[{time.strftime("%H:%M:%S")}] {msg}', file=sys.stderr, flush=True)
-
-
-def loadavg():
-    with open('/proc/loadavg') as f:
-        return f.read().split()[0]
-
-
-def sha256(path):
-    with open(path, 'rb') as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
 def table(am):
     return f'docs_small_{am}'
 
@@ -108,77 +95,20 @@ def order_for(round_no, variants):
     return base if round_no % 2 == 0 else list(reversed(base))
 
 
-def run(cmd, **kw):
-    res = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if res.returncode != 0:
-        raise RuntimeError(f'{" ".join(cmd)} failed ({res.returncode}):\n{res.stdout}\n{res.stderr}')
-    return res.stdout
+class Node(pgnode.Node):
+    """A node of this benchmark: run.sh's settings, hotplus (and Citus) preloaded."""
 
-
-def as_postgres(*cmd):
-    return run(['runuser', '-u', 'postgres', '--', *cmd])
-
-
-def free_ports(count):
-    """Ports no one listens on (TCP on localhost, Debian's socket directory) at start."""
-    ports = []
-    while len(ports) < count:
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        s.bind(('127.0.0.1', 0))
-        port = s.getsockname()[1]
-        s.close()
-        if port not in ports and not os.path.exists(f'/var/run/postgresql/.s.PGSQL.{port}'):
-            ports.append(port)
-    return ports
-
-
-class Node:
     def __init__(self, name, tmp, sockdir, port, preload, citus):
-        self.name, self.sockdir, self.port, self.citus = name, sockdir, port, citus
-        self.preload = preload
-        self.datadir = os.path.join(tmp, name)
-        self.logfile = os.path.join(tmp, f'{name}.log')
-        self.started = False
-        self._conn = None
+        settings = dict(SETTINGS, shared_preload_libraries=f"'{preload}'")
+        if citus:
+            settings['citus.node_conninfo'] = "'sslmode=disable'"
+            settings['citus.enable_statistics_collection'] = 'off'  # no phoning home
+        super().__init__(name, PGBIN, tmp, sockdir, port, settings, dbname=DBNAME)
+        self.preload, self.citus = preload, citus
 
-    def init_and_start(self):
-        as_postgres(f'{PGBIN}/initdb', '-D', self.datadir, '-U', 'postgres', '--auth=trust',
-                    '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync')
-        conf = dict(SETTINGS, listen_addresses="''", port=str(self.port),
-                    unix_socket_directories=f"'{self.sockdir}'",
-                    shared_preload_libraries=f"'{self.preload}'")
-        if self.citus:
-            conf['citus.node_conninfo'] = "'sslmode=disable'"
-            conf['citus.enable_statistics_collection'] = 'off'  # no phoning home
-        with open(os.path.join(self.datadir, 'postgresql.conf'), 'a') as f:
-            f.write('\n# bench/citus.py\n')
-            for k, v in conf.items():
-                f.write(f'{k} = {v}\n')
-        as_postgres(f'{PGBIN}/pg_ctl', '-D', self.datadir, '-l', self.logfile, '-w', '-t', '120',
-                    'start')
-        self.started = True
-        with open(os.path.join(self.datadir, 'postmaster.pid')) as f:
-            self.postmaster_pid = int(f.readline())
-
-    def stop(self):
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except Exception:
-                pass
-            self._conn = None
-        if self.started:
-            try:
-                as_postgres(f'{PGBIN}/pg_ctl', '-D', self.datadir, '-m', 'fast', '-w', '-t', '120',
-                            'stop')
-                self.started = False
-            except Exception as e:
-                log(f'{self.name}: stop failed: {e}')
-
-    def connect(self, dbname=DBNAME):
-        conn = psycopg2.connect(host=self.sockdir, port=self.port, user='postgres', dbname=dbname)
-        conn.autocommit = True
-        if self.citus and dbname == DBNAME:
+    def connect(self, dbname=None):
+        conn = super().connect(dbname)
+        if self.citus and (dbname or self.dbname) == DBNAME:
             with conn.cursor() as cur:
                 try:
                     # shards are hidden from pg_class (so pg_stat_user_tables) otherwise
@@ -186,24 +116,6 @@ class Node:
                 except psycopg2.Error:
                     pass  # before CREATE EXTENSION citus in this database: nothing hidden
         return conn
-
-    @property
-    def conn(self):
-        if self._conn is None or self._conn.closed:
-            self._conn = self.connect()
-        return self._conn
-
-    def x(self, sql, args=None):
-        with self.conn.cursor() as cur:
-            cur.execute(sql, args)
-
-    def q(self, sql, args=None):
-        with self.conn.cursor() as cur:
-            cur.execute(sql, args)
-            return cur.fetchall()
-
-    def v(self, sql, args=None):
-        return self.q(sql, args)[0][0]
 
 
 class CitusBench:
@@ -266,29 +178,7 @@ class CitusBench:
     def renice(self, nice):
         """As bench.py: the clusters' processes (and backends forked later) and this driver
         (so pgbench) get a higher CPU priority than other work on the shared machine."""
-        pids = {os.getpid()}
-        masters = {n.postmaster_pid for n in self.nodes}
-        for d in os.listdir('/proc'):
-            if d.isdigit():
-                try:
-                    with open(f'/proc/{d}/stat') as f:
-                        ppid = int(f.read().rsplit(')', 1)[1].split()[1])
-                    if ppid in masters or int(d) in masters:
-                        pids.add(int(d))
-                except (OSError, ValueError, IndexError):
-                    pass
-        try:
-            for pid in pids:
-                try:
-                    os.setpriority(os.PRIO_PROCESS, pid, nice)
-                except ProcessLookupError:
-                    pass
-        except OSError as e:
-            log(f'cannot renice ({e}); running at normal priority')
-            self.notes['nice'] = 0
-            return
-        self.notes['nice'] = nice
-        log(f'nice {nice} for the clusters ({len(pids) - 1} processes) and the driver')
+        self.notes['nice'] = pgnode.renice({n.postmaster_pid for n in self.nodes}, nice)
 
     def stop_clusters(self):
         for n in self.nodes:
