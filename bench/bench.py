@@ -619,15 +619,16 @@ class Bench:
     }
 
     @classmethod
-    def create_oltp_tables(cls, db):
-        """Workload 6's tables, ol_heap and ol_hotheap (bench/perf_split.py uses them too)."""
+    def create_oltp_tables(cls, db, rows=None):
+        """Workload 6's tables, ol_heap and ol_hotheap (bench/perf_split.py and
+        bench/production.py use them too), of OLTP_ROWS rows unless told otherwise."""
         for am in ('heap', 'hotheap'):
             t = f'ol_{am}'
             db.x(f'DROP TABLE IF EXISTS {t}')
             db.x(f'CREATE TABLE {t} (id int PRIMARY KEY, k int NOT NULL, c char(120), pad char(60)) '
                  f'USING {am} WITH (autovacuum_enabled = false)')
             db.x(f"INSERT INTO {t} SELECT g, g % 1000, md5(g::text) || repeat('x', 88), repeat('p', 60) "
-                 f'FROM generate_series(1, {cls.OLTP_ROWS}) g')
+                 f'FROM generate_series(1, {rows or cls.OLTP_ROWS}) g')
             db.x(f'CREATE INDEX {t}_k ON {t} (k)')
             db.x(f'VACUUM ANALYZE {t}')
 

@@ -7,20 +7,27 @@
 # throwaway PostgreSQL 15 cluster (scripts/with-cluster.sh, like the tests) and runs
 # bench/bench.py in it, which writes bench/results/report.md, raw.csv, meta.json and the PNG
 # charts.
-# Default mode: < 20 minutes on a 2-core machine; --quick: a few minutes; --full: v43's sizes.
-# Extra options after the mode go to bench.py (see bench/bench.py --help), e.g. --rounds 3.
+# Default mode: < 20 minutes on a 2-core machine; --quick: a few minutes; --full: v43's sizes,
+# then the production workload (bench/production.py --mode full: durable settings, tables 8x
+# shared_buffers, a standby, a 30-minute steady state; about 4 hours more).
+#   bash bench/run.sh --production [--quick|--full]    only the production workload (default
+#                                                      mode: about 2.5 hours)
+# Extra options after the mode go to bench.py (see bench/bench.py --help), e.g. --rounds 3, or
+# with --production to bench/production.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Debian's PostgreSQL 15, for the build, the installation and the cluster.
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 
 mode=default
+production=0
 args=()
 for a in "$@"; do
 	case "$a" in
 	--quick) mode=quick ;;
 	--full) mode=full ;;
 	--default) mode=default ;;
+	--production) production=1 ;;
 	*) args+=("$a") ;;
 	esac
 done
@@ -69,6 +76,15 @@ export BENCH_COMMAND="bash bench/run.sh${*:+ $*}"
 export MPLBACKEND=Agg
 # The cluster: a temporary data directory (scripts/with-cluster.sh sets the PG* variables
 # bench.py connects with); settings as documented in the report.
-source bench/cluster-settings.sh
-bash scripts/with-cluster.sh "${bench_cluster_settings[@]}" -- \
-	"$PYTHON" bench/bench.py --mode "$mode" ${args[@]+"${args[@]}"}
+if ((!production)); then
+	source bench/cluster-settings.sh
+	bash scripts/with-cluster.sh "${bench_cluster_settings[@]}" -- \
+		"$PYTHON" bench/bench.py --mode "$mode" ${args[@]+"${args[@]}"}
+fi
+# The production workload makes its own clusters (a primary and a standby, hotplus preloaded
+# from the installation: the file's hash is recorded at the start and the end of the run).
+if ((production)); then
+	"$PYTHON" bench/production.py --mode "$mode" ${args[@]+"${args[@]}"}
+elif [ "$mode" = full ]; then
+	"$PYTHON" bench/production.py --mode full
+fi
