@@ -205,25 +205,25 @@ def w1_tables(cluster, cases, rows):
     cluster.sql('\n'.join(sql))
 
 
-def docs_tables(cluster, sizes, rows):
+def docs_tables(cluster, sizes, rows, variants=DOC_VARIANTS):
     """Per size and variant (bench.py's W2 tables), two identical copies."""
     sql = []
     exprs = bench.doc_expressions()
     n = bench.DOC_FIELDS
     for size in sizes:
-        sql.append(f'CREATE TABLE docs_src_{size} AS SELECT g AS id, {exprs[size]} AS doc '
+        sql.append(f'CREATE TABLE IF NOT EXISTS docs_src_{size}_{rows} AS SELECT g AS id, {exprs[size]} AS doc '
                    f'FROM generate_series(1, {rows}) g;')
-        for variant in DOC_VARIANTS:
-            am = 'hotheap' if variant in ('hotheap', 'noread', 'verify') else 'heap'
+        for variant in variants:
+            am = 'heap' if variant in ('heap', 'limit', 'limit20') else 'hotheap'
             for scale in (1, 2):
                 t = f'docs_{size}_{variant}_{scale}'
                 extra = ''.join(f', c{k} int' for k in range(1, n + 1)) if variant == 'limit20' else ''
                 vals = ''.join(f', (id * {k}) % 1000' for k in range(1, n + 1)) if variant == 'limit20' else ''
                 sql.append(f'CREATE TABLE {t} (id int PRIMARY KEY, doc jsonb NOT NULL{extra}) '
                            f'USING {am} WITH (fillfactor = 80);')
-                sql.append(f'INSERT INTO {t} SELECT id, doc{vals} FROM docs_src_{size};')
+                sql.append(f'INSERT INTO {t} SELECT id, doc{vals} FROM docs_src_{size}_{rows};')
                 for k in range(1, n + 1):
-                    if variant in ('heap', 'hotheap', 'noread', 'verify'):
+                    if variant not in ('limit', 'limit20'):
                         sql.append(f"CREATE INDEX ON {t} ((doc->>'f{k}'));")
                     elif variant == 'limit20':
                         sql.append(f'CREATE INDEX ON {t} (c{k});')
@@ -269,6 +269,23 @@ def per_unit(cluster, statements_for, units, settings=(), keep=None, events=Fals
     if events:
         return {k: (two[k] - one[k]) / units for k in one}
     return (two - one) / units
+
+
+def hotplus_lock_calls(profile):
+    """Calls of LWLockAcquire and LWLockConditionalAcquire made by hotplus's own functions in a
+    callgrind profile (names uncompressed): the shared statistics' lock, which a flush takes."""
+    calls = 0
+    caller = callee = ''
+    with open(profile) as f:
+        for line in f:
+            if line.startswith('fn='):
+                caller = line[3:]
+            elif line.startswith('cfn='):
+                callee = line[4:].strip()
+            elif line.startswith('calls=') and 'hotplus' in caller and \
+                    callee in ('LWLockAcquire', 'LWLockConditionalAcquire'):
+                calls += int(line.split()[0][6:])
+    return calls
 
 
 def oltp_tables(cluster, rows):
@@ -357,6 +374,10 @@ def main():
                     help="workload 3: the new value of the field, of the old one's length or longer")
     ap.add_argument('--changed-updates', type=int, default=200,
                     help='workload 3: single-row UPDATEs of the smaller session')
+    ap.add_argument('--stats-modes', type=int, default=0, metavar='N',
+                    help="the JSONB small documents' one-row hotheap update (N and 2N per session) "
+                    'with the statistics in backend mode and in shared mode (hotplus preloaded): '
+                    'instructions per update and the statistics lock taken by hotplus per update')
     ap.add_argument('--keep-profiles', metavar='DIR',
                     help='keep the callgrind profiles here, as CASE_AM.1/.2 and SIZE_VARIANT.1/.2 '
                     '(bench/profile_units.py)')
@@ -386,6 +407,9 @@ def main():
         cluster.sql(f"UPDATE pg_catalog.pg_proc SET probin = '{lib}' WHERE probin = '$libdir/hotplus';")
         w1_tables(cluster, cases, args.w1_rows)
         docs_tables(cluster, sizes, 2 * args.docs_updates)
+        if args.stats_modes:
+            # hotheap's table, a fresh copy per mode: each measured on tables no other run updated
+            docs_tables(cluster, ['small'], 2 * args.stats_modes, variants=['mode_backend', 'mode_shared'])
         changed = bench.w3_parse_shapes(args.changed) if args.changed else []
         changed_sizes = [s for s in args.changed_docs.split(',') if s]
         if changed:
@@ -472,6 +496,26 @@ def main():
                 if args.cache_sim:
                     row += miss_columns(cost)
                 lines.append(row)
+                print(lines[-1], flush=True)
+            lines.append('')
+        if args.stats_modes:
+            n = args.stats_modes
+            lines += [f'Statistics modes: the JSONB small documents\' one-row hotheap update (prepared, one per '
+                      f'transaction, {n} and {2 * n} per session), hotplus in backend mode and preloaded '
+                      '(shared mode):', '',
+                      '| mode | instr/update | change | statistics lock taken by hotplus per update |',
+                      '|---|---|---|---|']
+            cost = {}
+            for mode, settings in (('backend', ()), ('shared', (f'shared_preload_libraries={lib}',))):
+                def statements(scale, units, mode=mode):
+                    t = f'docs_small_mode_{mode}_{scale}'
+                    return ([f'PREPARE u(int) AS {DOC_UPDATE.format(t=t)}'] +
+                            [f'EXECUTE u({(i * 7919) % (2 * n) + 1})' for i in range(units)])
+                prefix = profile(f'modes_{mode}') or os.path.join(cluster.dir, f'modes_{mode}')
+                cost[mode] = per_unit(cluster, statements, n, settings, keep=prefix)
+                locks = (hotplus_lock_calls(f'{prefix}.2') - hotplus_lock_calls(f'{prefix}.1')) / n
+                lines.append(f"| {mode} | {cost[mode]:.0f} | "
+                             f"{(cost[mode] / cost['backend'] - 1) * 100:+.2f}% | {locks:.3f} |")
                 print(lines[-1], flush=True)
             lines.append('')
         for size in sizes:

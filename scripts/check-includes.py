@@ -4,7 +4,7 @@ its own folder and of the folders below it, never of a folder above or beside it
 
     core    the pure C++ core: nothing but itself (no server header either)
     am      the access method and what every subsystem shares: itself
-    stats   statistics: am
+    stats   statistics: core, am
     update  the update path: core, am, stats
     read    the read path: core, am, stats
     src/module.cpp   _PG_init, which initializes every subsystem: all of them
@@ -22,7 +22,7 @@ import sys
 ALLOWED = {
     "core": {"core"},
     "am": {"am"},
-    "stats": {"stats", "am"},
+    "stats": {"stats", "core", "am"},
     "update": {"update", "core", "am", "stats"},
     "read": {"read", "core", "am", "stats"},
 }

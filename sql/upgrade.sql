@@ -6,7 +6,8 @@
 -- 1.4 adds verified and verify_sampled_out (hotplus.verify's checks), nonhot_page_full_unchecked
 -- and unchecked_hot_estimate (page-full updates whose indexes were not evaluated), the indexes'
 -- nonhot_first_changed (blocked_hot, its old name, stays as a deprecated alias), and wrappers
--- of the contrib tools. The views are replaced, never dropped: a user's view on them stays
+-- of the contrib tools; 1.5 adds hotplus_stat_flush() (shared mode's counts flushed now).
+-- The views are replaced, never dropped: a user's view on them stays
 -- (scripts/upgrade-check.sh tests views, functions and grants from every version).
 -- Design points: none (the extension's objects)
 CREATE DATABASE hotplus_upgrade;

@@ -36,6 +36,10 @@ UPDATE s SET doc = jsonb_set(doc, '{a}', to_jsonb(-:id::int)) WHERE id = :id AND
 close($fh);
 $node->command_ok([ 'pgbench', '-n', '-c', '2', '-t', '500', '-f', $script,
 	'-h', $node->host, '-p', $node->port, 'postgres' ], 'pgbench with 2 clients');
+# Each backend flushes what it still holds as it exits, before it leaves pg_stat_activity
+# (as PostgreSQL's own statistics, which the count is compared with).
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity WHERE application_name = 'pgbench'}),
+	'pgbench\'s backends are gone');
 
 my $row = $node->safe_psql('postgres', q{
 	SELECT updates, hot_by_expression + hot_stock + nonhot_page_full + nonhot_index_changed = updates,

@@ -2,6 +2,10 @@
 
 #include "stats/stats.hpp"
 
+#include "stats/entries.hpp"
+#include "stats/flush_schedule.hpp"
+#include "stats/stats_file.hpp"
+
 extern "C" {
 #include "access/htup_details.h"
 #include "access/xact.h"
@@ -9,7 +13,6 @@ extern "C" {
 #include "catalog/pg_class_d.h"
 #include "catalog/pg_database_d.h"
 #include "catalog/pg_type_d.h"
-#include "executor/executor.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -25,84 +28,6 @@ extern "C" {
 namespace hotplus {
 
 namespace {
-
-// Order of the counters as the SQL function returns them: kUpdates..kChecksSkipped, then
-// check_time_ms, then the read path's counters (added in 1.1), then check_failures (1.3),
-// then the verifier's and the unchecked page-full updates' (1.4): an older definition of the
-// function, still installed before ALTER EXTENSION UPDATE, asks for fewer columns.
-enum TableCounter
-{
-	kUpdates,
-	kHotStock,
-	kHotByExpression,
-	kHotByPartial,
-	kHotByImage,
-	kToastReused,
-	kNonHotIndexChanged,
-	kNonHotPageFull,
-	kNonHotOther,
-	kChecksSkipped,
-	kReadScans, // HotheapRead nodes that ran with the read path on (not in parallel workers)
-	kReadRows,	// rows they returned
-	kCheckFailures, // updates whose decision failed (a C++ exception; 1.3)
-	kVerified,		   // updates hotplus.verify checked (1.4)
-	kVerifySampledOut, // updates it would have checked, left out by hotplus.verify_sample_rate (1.4)
-	kNonHotPageFullUnchecked, // no room on the page, indexes not evaluated (1.4)
-	kUncheckedHotEstimate,	  // of those, how many would have been HOT with room, estimated (1.4)
-	kTableCounters
-};
-constexpr int kCountersBeforeCheckTime = kChecksSkipped + 1;
-
-struct StatKey
-{
-	Oid dbid;
-	Oid relid; // a table, or an index
-};
-static_assert(std::is_trivially_destructible_v<StatKey>); // on frames an ERROR may unwind
-
-// Backend-local entries (the store in backend mode, pending counts in shared mode).
-struct TableEntry
-{
-	StatKey key;
-	int64 counters[kTableCounters];
-	int64 check_time_ns;
-};
-
-struct IndexKey
-{
-	StatKey key;
-	Oid table_relid;
-};
-static_assert(std::is_trivially_destructible_v<IndexKey>); // on frames an ERROR may unwind
-
-struct IndexEntry
-{
-	IndexKey id; // first: a pointer to the entry is one to its key
-	int64 blocked_hot;
-};
-
-// Shared entries: counters are atomics, so a flush into entries that exist takes the lock
-// only in shared mode (the table's shape cannot change under it) and adds without
-// exclusion, as pg_stat_statements does; inserting and removing entries takes it
-// exclusively.
-struct SharedTableEntry
-{
-	StatKey key;
-	pg_atomic_uint64 counters[kTableCounters];
-	pg_atomic_uint64 check_time_ns;
-};
-
-struct SharedIndexEntry
-{
-	IndexKey id;
-	pg_atomic_uint64 blocked_hot;
-};
-
-struct SharedState
-{
-	LWLock *lock;
-	int64 untracked; // counts dropped because the hash tables were full
-};
 
 int max_tracked_tables = 1000;
 
@@ -130,7 +55,6 @@ HTAB *shared_indexes = nullptr;
 
 shmem_request_hook_type previous_shmem_request = nullptr;
 shmem_startup_hook_type previous_shmem_startup = nullptr;
-ExecutorEnd_hook_type previous_executor_end = nullptr;
 
 bool
 shared_mode()
@@ -198,6 +122,11 @@ shmem_startup()
 	ctl.entrysize = sizeof(SharedIndexEntry);
 	shared_indexes = compat_shmem_init_hash("hotplus index stats", 4 * max_tracked_tables,
 											4 * max_tracked_tables, &ctl, HASH_ELEM | HASH_BLOBS);
+	// Made here, by the postmaster (or a single-user backend): the counts of the last clean
+	// shutdown come back, and this process's exit saves them again (stats_file.hpp).
+	if (!found)
+		stats_file_restore_and_save_at_exit(
+			SharedStats{shared, shared_tables, shared_indexes, max_tracked_tables, 4L * max_tracked_tables});
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -275,24 +204,51 @@ flush_entries(bool create)
 	return missing;
 }
 
+bool
+acquire(LWLockMode mode, bool wait)
+{
+	if (wait)
+	{
+		LWLockAcquire(shared->lock, mode);
+		return true;
+	}
+	return LWLockConditionalAcquire(shared->lock, mode);
+}
+
 // Moves the pending local counts into shared memory: under the lock in shared mode for
-// entries that exist (the common case), exclusively only when some must be made.
-void
-flush()
+// entries that exist (the common case), exclusively only when some must be made. Without
+// wait, gives up where the lock is not free at once (what was added stays added; the rest
+// stays pending). Returns whether nothing is pending any more (flush_schedule.hpp).
+bool
+flush(bool wait)
 {
 	if (!local_pending || !shared_mode())
-		return;
+		return true;
 	forget_last_entries(); // flushed entries are removed
-	LWLockAcquire(shared->lock, LW_SHARED);
-	const bool missing = flush_entries(false);
+	if (!acquire(LW_SHARED, wait))
+		return false;
+	bool missing = flush_entries(false);
 	LWLockRelease(shared->lock);
 	if (missing)
 	{
-		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+		if (!acquire(LW_EXCLUSIVE, wait))
+			return false;
 		flush_entries(true);
 		LWLockRelease(shared->lock);
 	}
 	local_pending = false;
+	return true;
+}
+
+// A flush now, waiting for the lock (the views, hotplus_stat_info(), hotplus_stat_flush()).
+void
+flush_now()
+{
+	if (local_pending && shared_mode())
+	{
+		flush(true);
+		flush_schedule_note_flushed();
+	}
 }
 
 // Relations and databases dropped by the running transaction: their entries go when it
@@ -401,21 +357,12 @@ subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, void *)
 }
 
 void
-executor_end(QueryDesc *query)
-{
-	if (previous_executor_end)
-		previous_executor_end(query);
-	else
-		standard_ExecutorEnd(query);
-	flush();
-}
-
-void
 xact_callback(XactEvent event, void *)
 {
-	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
-		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
-		flush();
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE)
+		flush_schedule_at_transaction_end(local_pending);
+	else if (event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
+		flush(true); // a parallel worker's own transaction: it exits right after
 	if (event == XACT_EVENT_COMMIT)
 		forget_dropped();
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE)
@@ -465,8 +412,7 @@ stats_init()
 		shmem_request_hook = shmem_request;
 		previous_shmem_startup = shmem_startup_hook;
 		shmem_startup_hook = shmem_startup;
-		previous_executor_end = ExecutorEnd_hook;
-		ExecutorEnd_hook = executor_end;
+		flush_schedule_init(flush);
 	}
 	RegisterXactCallback(xact_callback, nullptr);
 	RegisterSubXactCallback(subxact_callback, nullptr);
@@ -505,6 +451,7 @@ local_entry_lookup(Oid relid)
 	{
 		memset(entry->counters, 0, sizeof(entry->counters));
 		entry->check_time_ns = 0;
+		flush_schedule_note_counting();
 	}
 	last_entry = entry;
 	return entry;
@@ -674,7 +621,7 @@ materialize(FunctionCallInfo fcinfo, void (*emit_local)(ReturnSetInfo *, HTAB *,
 	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 	if (shared_mode())
 	{
-		flush();
+		flush_now(); // this backend's own counts are shown at once
 		LWLockAcquire(shared->lock, LW_SHARED);
 		emit_shared(rsinfo, shared_table, true);
 		LWLockRelease(shared->lock);
@@ -724,6 +671,7 @@ hotplus_stat_reset(PG_FUNCTION_ARGS)
 	}
 	forget_last_entries();
 	local_pending = false;
+	flush_schedule_note_flushed();
 	local_untracked = 0;
 	if (shared_mode())
 	{
@@ -758,7 +706,7 @@ hotplus_stat_info(PG_FUNCTION_ARGS)
 	values[0] = CStringGetTextDatum(shared_mode() ? "shared" : "backend");
 	if (shared_mode())
 	{
-		flush();
+		flush_now();
 		LWLockAcquire(shared->lock, LW_SHARED);
 		values[1] = Int32GetDatum(max_tracked_tables);
 		values[2] = Int64GetDatum(hash_get_num_entries(shared_tables));
@@ -772,6 +720,16 @@ hotplus_stat_info(PG_FUNCTION_ARGS)
 		values[3] = Int64GetDatum(local_untracked);
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}
+
+// Moves this backend's pending counts into shared memory now (1.5): in shared mode they
+// otherwise arrive at most once a second, and within 10 s of the backend going idle.
+PG_FUNCTION_INFO_V1(hotplus_stat_flush);
+Datum
+hotplus_stat_flush(PG_FUNCTION_ARGS)
+{
+	hotplus::flush_now();
+	PG_RETURN_VOID();
 }
 
 PG_FUNCTION_INFO_V1(hotplus_stat_mode);

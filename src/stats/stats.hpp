@@ -4,9 +4,13 @@
 //  - backend (default): each backend counts in its own memory; the views show the calling
 //    backend's counts only.
 //  - shared (hotplus in shared_preload_libraries): backends count locally and flush into a
-//    bounded shared hash table (hotplus.max_tracked_tables tables, 4x as many indexes) at
-//    the end of each statement and transaction; the views show cluster-wide counts of the
-//    current database. Relations beyond the bound are not tracked (counted in `untracked`).
+//    bounded shared hash table (hotplus.max_tracked_tables tables, 4x as many indexes) as
+//    PostgreSQL's cumulative statistics flush theirs: at the end of a transaction at most
+//    once a second, within 10 s of going idle, and at exit (flush_schedule.hpp); the views
+//    show cluster-wide counts of the current database (and the reader's own pending counts,
+//    flushed first), hotplus_stat_flush() flushes the caller's now. Relations beyond the
+//    bound are not tracked (counted in `untracked`). The counts are kept across a clean
+//    shutdown and discarded after a crash (stats_file.hpp).
 // The entries of a relation go when its DROP commits, all of a database's when it is
 // dropped (an object access hook notes drops, the commit applies them, a rolled-back
 // subtransaction takes its own back), so churn does not fill the bound for good.
