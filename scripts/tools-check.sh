@@ -31,9 +31,10 @@ top=$PWD
 source scripts/lib/steps.sh
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-all_workflows=(partman backup dump)
+all_workflows=(repack pglogical partman postgis backup dump)
 workflows=("$@")
 ((${#workflows[@]})) || workflows=("${all_workflows[@]}")
+
 for w in "${workflows[@]}"; do
 	[[ " ${all_workflows[*]} " == *" $w "* ]] || { echo "tools-check: unknown workflow $w (${all_workflows[*]})" >&2; exit 2; }
 done
@@ -50,7 +51,7 @@ fi
 log_dir=${HOTPLUS_LOG_DIR:-$top/test-logs}/tools-check
 rm -rf "$log_dir" && mkdir -p "$log_dir"
 started=$SECONDS
-steps_start 58
+steps_start 58 timed
 
 # ---------------------------------------------------------------------------
 # Packages and hotplus.
@@ -131,7 +132,9 @@ node_new() {
 		>"$work/$n/initdb.log" 2>&1 || { cat "$work/$n/initdb.log"; return 1; }
 	node_conf "$n" "listen_addresses = ''" "unix_socket_directories = '$work/$n'" "fsync = off"
 	# As in every test of hotplus: its verifier on (not on the server without hotplus).
-	[ "$bin" = "$bindir" ] && node_conf "$n" "hotplus.verify = on"
+	# HOTPLUS_TOOLS_CONF: more lines, e.g. "hotplus.enabled = off", under which every HOT
+	# check must fail (a check of the checks).
+	[ "$bin" = "$bindir" ] && node_conf "$n" "hotplus.verify = on" ${HOTPLUS_TOOLS_CONF:+"$HOTPLUS_TOOLS_CONF"}
 	return 0
 }
 
@@ -358,7 +361,8 @@ EOF
 # The update that only hotheap makes HOT: field b, which no index reads.
 hot_set="doc = jsonb_set(doc, '{b}', to_jsonb((doc->>'b')::int + 1))"
 
-workflow_header() { echo "== $1"; workflow_started=$SECONDS; }
+workflow_header() { echo "== $1"; workflow_started=$SECONDS; wf_log=$log_dir/${1%%:*}.log; }
+logged() { "$@" >>"$wf_log" 2>&1; } # COMMAND...: its output to the workflow's log
 workflow_footer() { echo "   ($1: $((SECONDS - workflow_started)) s)"; }
 
 # ---------------------------------------------------------------------------
@@ -609,6 +613,240 @@ wf_partman() {
 }
 
 
+# pgbench's transaction: the same update of a random row of docs (hotheap) and of its heap
+# twin, in one transaction, so that the twin always holds what docs should.
+repack_pgbench() { # NAME ROWS SECONDS OUTPUT: pgbench in the background, its pid in bg_pids
+	cat >"$work/$1/update.sql" <<EOS
+\\set id random(1, $2)
+BEGIN;
+UPDATE docs SET n = n + 1, doc = jsonb_set(doc, '{b}', to_jsonb(n + 1)) WHERE id = :id;
+UPDATE twin SET n = n + 1, doc = jsonb_set(doc, '{b}', to_jsonb(n + 1)) WHERE id = :id;
+END;
+EOS
+	chmod 644 "$work/$1/update.sql"
+	pg_env "$1" postgres pgbench -n -c 2 -j 1 -R 200 -T "$3" -f "$work/$1/update.sql" >"$4" 2>&1 &
+	bg_pids+=($!)
+}
+
+# pg_repack ARGS while pgbench updates docs: pgbench must still run when pg_repack ends,
+# exit 0, and the twin must show every committed transaction.
+repack_under_pgbench() { # LABEL PG_REPACK-ARGS...
+	local label=$1 l=$log_dir/repack.log out pid rc sum_before sum_after ntx
+	shift
+	sum_before=$(sql repack postgres "SELECT sum(n) FROM docs")
+	repack_pgbench repack 5000 20 "$work/repack/pgbench.out"
+	pid=${bg_pids[-1]}
+	sleep 3
+	local t0=$SECONDS
+	out=$(pg_env repack postgres pg_repack -d postgres "$@" 2>&1)
+	rc=$?
+	echo "$out" >>"$l"
+	if ((rc == 0)); then pass "repack: $label: pg_repack exits 0 ($((SECONDS - t0)) s)"; else fail "repack: $label: pg_repack exits 0" "exit $rc: $out"; fi
+	check "repack: $label: pgbench still ran when pg_repack ended" kill -0 "$pid"
+	wait "$pid"
+	rc=$?
+	cat "$work/repack/pgbench.out" >>"$l"
+	ntx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$work/repack/pgbench.out")
+	expect "repack: $label: pgbench exits 0" "$rc" 0
+	sum_after=$(sql repack postgres "SELECT sum(n) FROM docs")
+	expect "repack: $label: docs counts every pgbench transaction (${ntx:-?})" "$((sum_after - sum_before))" "${ntx:-none}"
+}
+
+wf_repack() {
+	workflow_header "repack: pg_repack and pg_repack --only-indexes under pgbench"
+	local l=$log_dir/repack.log want
+	node_new repack >>"$l" 2>&1 && node_start repack >>"$l" 2>&1 || { fail "repack: cluster starts" "$(tail -5 "$l")"; return; }
+	q repack postgres -c "CREATE EXTENSION hotplus" -c "CREATE EXTENSION pg_repack" \
+		-c "$(docs_sql docs hotheap 5000)" -c "$(docs_sql twin heap 5000)" >>"$l" 2>&1
+	expect "repack: docs is hotheap" "$(hq repack postgres -c "SELECT pg_temp.tc_ams('docs')" 2>&1)" hotheap
+
+	repack_under_pgbench "table" --table=docs --no-order
+	want=$(fingerprint repack postgres twin)
+	verify "repack: after pg_repack" repack postgres docs hotheap "$want" "$hot_set" "id BETWEEN 101 AND 110" 10
+	sql repack postgres "UPDATE twin SET $hot_set WHERE id BETWEEN 101 AND 110" >>"$l" 2>&1
+	repack_under_pgbench "only indexes" --table=docs --only-indexes
+	want=$(fingerprint repack postgres twin)
+	verify "repack: after --only-indexes" repack postgres docs hotheap "$want" "$hot_set" "id BETWEEN 101 AND 110" 10
+	node_stop repack
+	workflow_footer repack
+}
+# hotplus_stat_tables' counts of a hotheap table (shared mode: every backend's, the apply
+# worker's too), once its updates reached WANT: "UPDATES HOT" or "timeout (...)". (The apply
+# worker of pglogical does not report to pg_stat_user_tables while it runs.)
+applied_counts() { # NAME DB TABLE WANT_UPDATES
+	local i out
+	for ((i = 0; i < 120; i++)); do
+		out=$(sql "$1" "$2" "SELECT updates || ' ' || (hot_stock + hot_by_expression + hot_by_partial + hot_by_image)
+			FROM public.hotplus_stat_tables WHERE relid = '$3'::regclass" 2>/dev/null)
+		[ "${out%% *}" -ge "$4" ] 2>/dev/null && { echo "$out"; return 0; }
+		sleep 0.5
+	done
+	echo "timeout (${out:-no row})"
+}
+
+wf_pglogical() {
+	workflow_header "pglogical: a hotheap provider, a heap and a hotheap subscriber"
+	local l=$log_dir/pglogical.log out n s fp k
+	local conf=("wal_level = logical" "shared_preload_libraries = 'pglogical'" "track_commit_timestamp = on"
+		"max_worker_processes = 16" "max_replication_slots = 10" "max_wal_senders = 10")
+	# The subscriber preloads hotplus too, for the apply worker's counts in hotplus_stat_tables.
+	node_new provider >>"$l" 2>&1 && node_conf provider "${conf[@]}" && node_start provider >>"$l" 2>&1 &&
+		node_new subscriber >>"$l" 2>&1 && node_conf subscriber "${conf[@]}" \
+		"shared_preload_libraries = 'pglogical, hotplus'" && node_start subscriber >>"$l" 2>&1 ||
+		{ fail "pglogical: clusters start" "$(tail -5 "$l")"; return; }
+	local provider_dsn
+	provider_dsn=$(connstr provider postgres)
+	q provider postgres -c "CREATE EXTENSION hotplus" -c "CREATE EXTENSION pglogical" \
+		-c "$(docs_sql docs hotheap 2000)" \
+		-c "SELECT pglogical.create_node(node_name := 'provider', dsn := '$provider_dsn')" \
+		-c "SELECT pglogical.replication_set_add_table('default', 'public.docs', synchronize_data := true)" >>"$l" 2>&1
+	# Subscribers: database sub_heap (no hotplus, docs heap) and sub_hotheap (docs hotheap).
+	for s in sub_heap sub_hotheap; do
+		sql subscriber postgres "CREATE DATABASE $s" >>"$l" 2>&1
+		[ $s = sub_hotheap ] && sql subscriber $s "CREATE EXTENSION hotplus" >>"$l" 2>&1
+		q subscriber $s -c "CREATE EXTENSION pglogical" \
+			-c "$(docs_sql docs "$([ $s = sub_heap ] && echo heap || echo hotheap)" 0)" \
+			-c "SELECT pglogical.create_node(node_name := '$s', dsn := '$(connstr subscriber $s)')" >>"$l" 2>&1
+	done
+
+	# 15.19 and later: the provider refuses pglogical's output plugin until
+	# output_plugin_libraries names it.
+	out=$(sql provider postgres "SHOW output_plugin_libraries" 2>&1)
+	echo "   provider's output_plugin_libraries: $out"
+	q subscriber sub_heap -c "SELECT pglogical.create_subscription(subscription_name := 'sub_heap',
+		provider_dsn := '$provider_dsn', replication_sets := ARRAY['default'],
+		synchronize_structure := false, synchronize_data := true)" >>"$l" 2>&1
+	if [[ $out == *pgoutput* && $out != *pglogical_output* ]]; then
+		for ((n = 0; n < 60; n++)); do
+			grep -q 'library "pglogical_output" may not be used as an output plugin' "$work/provider/server.log" && break
+			sleep 0.5
+		done
+		check "pglogical: without output_plugin_libraries the provider refuses pglogical_output" \
+			grep -q 'library "pglogical_output" may not be used as an output plugin' "$work/provider/server.log"
+		out=$(sql subscriber sub_heap "SELECT count(*) FROM docs" 2>&1)
+		expect "pglogical: ... and nothing is synchronized" "$out" 0
+		# The documented step: keep the default's plugins, add pglogical_output, reload.
+		q provider postgres -c "ALTER SYSTEM SET output_plugin_libraries = 'pgoutput', 'test_decoding', 'pglogical_output'" \
+			-c "SELECT pg_reload_conf()" >>"$l" 2>&1
+		# pglogical starts the failed worker again after a minute or so; at once with:
+		q subscriber sub_heap -c "SELECT pglogical.alter_subscription_disable('sub_heap', true)" \
+			-c "SELECT pglogical.alter_subscription_enable('sub_heap', true)" >>"$l" 2>&1
+	else
+		echo "   (this server has no output_plugin_libraries restriction to check)"
+	fi
+	q subscriber sub_hotheap -c "SELECT pglogical.create_subscription(subscription_name := 'sub_hotheap',
+		provider_dsn := '$provider_dsn', replication_sets := ARRAY['default'],
+		synchronize_structure := false, synchronize_data := true)" >>"$l" 2>&1
+	for s in sub_heap sub_hotheap; do
+		check "pglogical: $s: initial synchronization completes" logged \
+			q subscriber $s -c "SET statement_timeout = '180s'" -c "SELECT pglogical.wait_for_subscription_sync_complete('$s')"
+	done
+	fp=$(fingerprint provider postgres docs)
+	for s in sub_heap sub_hotheap; do
+		out=$(fingerprint subscriber $s docs 2>&1)
+		expect "pglogical: $s: the initial copy has the provider's rows" "${out#* | }" "${fp#* | }"
+	done
+
+	# Streamed updates of field b, which only hotheap makes HOT: HOT on the provider and on
+	# the hotheap subscriber.
+	k=$(sql provider postgres "SELECT count(*) FROM docs WHERE id % 3 = 0")
+	out=$(q provider postgres -c "BEGIN" -c "UPDATE docs SET $hot_set WHERE id % 3 = 0" \
+		-c "SELECT pg_stat_get_xact_tuples_hot_updated('docs'::regclass)" -c "COMMIT" 2>&1)
+	expect "pglogical: provider: the update of field b is HOT" "$out" "$k"
+	sql provider postgres "SELECT pglogical.wait_slot_confirm_lsn(NULL, NULL)" >>"$l" 2>&1
+	expect "pglogical: sub_hotheap: the applied updates are HOT" "$(applied_counts subscriber sub_hotheap docs "$k")" "$k $k"
+
+	# Then updates that change indexed values, inserts and deletes.
+	q provider postgres -c "UPDATE docs SET doc = jsonb_set(doc, '{a}', to_jsonb(id % 89)) WHERE id % 7 = 0" \
+		-c "UPDATE docs SET n = n + 25 WHERE n < 0 AND id % 40 = 0" \
+		-c "UPDATE docs SET big = repeat(md5(id::text || 'x'), 100) WHERE id % 50 = 1" \
+		-c "INSERT INTO docs SELECT g, jsonb_build_object('a', g % 97, 'b', 0), -1, NULL FROM generate_series(2001, 2100) g" \
+		-c "DELETE FROM docs WHERE id % 30 = 0" \
+		-c "SELECT pglogical.wait_slot_confirm_lsn(NULL, NULL)" >>"$l" 2>&1
+	fp=$(fingerprint provider postgres docs)
+	verify "pglogical: provider" provider postgres docs hotheap "$fp" "" "" ""
+	verify "pglogical: sub_heap" subscriber sub_heap docs heap "$fp" "$hot_set" "id BETWEEN 101 AND 110" 10
+	verify "pglogical: sub_hotheap" subscriber sub_hotheap docs hotheap "$fp" "$hot_set" "id BETWEEN 101 AND 110" 10
+	node_stop subscriber
+	node_stop provider
+	workflow_footer pglogical
+}
+
+# PostGIS: polygons of 1,025 points (16 kB, stored out of line) and of 9, a GiST index and
+# two expression indexes; the same rows in a heap twin that gets the same updates.
+parcels_sql() { # TABLE AM
+	cat <<EOS
+CREATE TABLE $1 (id int PRIMARY KEY, geom geometry(Polygon, 3857) NOT NULL, props jsonb NOT NULL, note text)
+  USING $2 WITH (fillfactor = 70);
+INSERT INTO $1 SELECT g,
+  ST_SetSRID(ST_Buffer(ST_MakePoint((g % 20) * 100, (g / 20) * 100), 10 + g % 7, CASE WHEN g % 3 = 0 THEN 2 ELSE 256 END), 3857),
+  jsonb_build_object('v', 0, 'owner', 'o' || g % 11), 'parcel ' || g
+FROM generate_series(1, 300) g;
+CREATE INDEX ${1}_geom ON $1 USING gist (geom);
+CREATE INDEX ${1}_area ON $1 (ST_Area(geom));
+CREATE INDEX ${1}_cx ON $1 (ST_X(ST_Centroid(geom)));
+EOS
+}
+
+# A GiST search (bitmap scans of the GiST index) against a sequential scan.
+gist_check() { # LABEL NAME DB TABLE
+	local out
+	out=$(q "$2" "$3" -c "SET enable_seqscan = off" -c "SET enable_indexscan = off" \
+		-c "EXPLAIN (COSTS OFF) SELECT id FROM $4 WHERE geom && ST_MakeEnvelope(250, 250, 1250, 850, 3857)" \
+		-c "SELECT count(*) || ' ' || sum(id) FROM $4 WHERE geom && ST_MakeEnvelope(250, 250, 1250, 850, 3857)" \
+		-c "RESET enable_seqscan" -c "RESET enable_indexscan" -c "SET enable_bitmapscan = off" -c "SET enable_indexscan = off" \
+		-c "SELECT count(*) || ' ' || sum(id) FROM $4 WHERE geom && ST_MakeEnvelope(250, 250, 1250, 850, 3857)" 2>&1)
+	if [[ $out == *"Bitmap Index Scan on ${4}_geom"* ]] && [ "$(echo "$out" | tail -1)" = "$(echo "$out" | tail -2 | head -1)" ]; then
+		pass "$1: GiST search = seq scan ($(echo "$out" | tail -1 | cut -d' ' -f1) rows)"
+	else
+		fail "$1: GiST search = seq scan" "$out"
+	fi
+}
+
+wf_postgis() {
+	workflow_header "postgis: toasted geometries, GiST and expression indexes"
+	local l=$log_dir/postgis.log out want k
+	node_new postgis >>"$l" 2>&1 && node_start postgis >>"$l" 2>&1 || { fail "postgis: cluster starts" "$(tail -5 "$l")"; return; }
+	q postgis postgres -c "CREATE EXTENSION hotplus" -c "CREATE EXTENSION postgis" -c "CREATE EXTENSION amcheck" \
+		-c "$(parcels_sql parcels hotheap)" -c "$(parcels_sql twin heap)" >>"$l" 2>&1
+	out=$(sql postgis postgres "SELECT count(*) FILTER (WHERE pg_column_size(geom) > 8000) || ' '
+		|| (pg_relation_size((SELECT reltoastrelid FROM pg_class WHERE oid = 'parcels'::regclass)) > 0) FROM parcels" 2>&1)
+	expect "postgis: 200 geometries of 16 kB, stored out of line" "$out" "200 true"
+	want=$(fingerprint postgis postgres twin)
+	verify "postgis" postgis postgres parcels hotheap "$want" "" "" ""
+	gist_check "postgis" postgis postgres parcels
+
+	# An unindexed column: HOT (as on heap). (The rows of each update are spread over the
+	# pages: a page holds 20 to 40 rows and has room for a few new versions.)
+	out=$(q postgis postgres -c "BEGIN" -c "UPDATE parcels SET props = jsonb_set(props, '{v}', '1') WHERE id % 15 = 1" \
+		-c "SELECT pg_stat_get_xact_tuples_hot_updated('parcels'::regclass)" -c "COMMIT" 2>&1)
+	sql postgis postgres "UPDATE twin SET props = jsonb_set(props, '{v}', '1') WHERE id % 15 = 1" >>"$l" 2>&1
+	expect "postgis: updates of props (no index reads it) are HOT" "$out" 20
+	# The geometry written back rebuilt but equal, as an ORM does: HOT on hotheap (heap
+	# sees a new value), and the TOAST values are kept, not written again.
+	out=$(q postgis postgres -c "SELECT public.hotplus_stat_reset()" -c "BEGIN" \
+		-c "UPDATE parcels SET geom = ST_GeomFromEWKB(ST_AsEWKB(geom)), props = jsonb_set(props, '{v}', '2') WHERE id % 15 = 2" \
+		-c "SELECT pg_stat_get_xact_tuples_hot_updated('parcels'::regclass)" -c "COMMIT" \
+		-c "SELECT toast_reused FROM public.hotplus_stat_tables WHERE relid = 'parcels'::regclass" 2>&1 | grep . | paste -sd ' ')
+	sql postgis postgres "UPDATE twin SET geom = ST_GeomFromEWKB(ST_AsEWKB(geom)), props = jsonb_set(props, '{v}', '2') WHERE id % 15 = 2" >>"$l" 2>&1
+	expect "postgis: an equal geometry written back: HOT, TOAST values kept" "$out" "20 20"
+	out=$(q postgis postgres -c "BEGIN" \
+		-c "UPDATE twin SET geom = ST_GeomFromEWKB(ST_AsEWKB(geom)) WHERE id % 15 = 5" \
+		-c "SELECT pg_stat_get_xact_tuples_hot_updated('twin'::regclass)" -c "ROLLBACK" 2>&1)
+	expect "postgis: ... which heap does not make HOT" "$out" 0
+	# The geometry moved: its GiST entry and the centroid's change (the area does not), so
+	# not HOT; then every index against sequential scans.
+	out=$(q postgis postgres -c "BEGIN" -c "UPDATE parcels SET geom = ST_Translate(geom, 1000, 50) WHERE id % 10 = 0" \
+		-c "SELECT pg_stat_get_xact_tuples_hot_updated('parcels'::regclass)" -c "COMMIT" 2>&1)
+	sql postgis postgres "UPDATE twin SET geom = ST_Translate(geom, 1000, 50) WHERE id % 10 = 0" >>"$l" 2>&1
+	expect "postgis: moved geometries: not HOT" "$out" 0
+	want=$(fingerprint postgis postgres twin)
+	verify "postgis: after the updates" postgis postgres parcels hotheap "$want" \
+		"props = jsonb_set(props, '{v}', '3')" "id % 30 = 4" 10
+	gist_check "postgis: after the updates" postgis postgres parcels
+	node_stop postgis
+	workflow_footer postgis
+}
 
 for w in "${workflows[@]}"; do
 	"wf_$w"
