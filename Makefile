@@ -43,6 +43,7 @@ REGRESS_TESTS = \
 	am_concurrent \
 	am_dump_restore \
 	am_indexes \
+	am_like_children \
 	am_maintenance \
 	am_parallel \
 	am_partition \
