@@ -568,8 +568,18 @@ wf_partman() {
 	# 1. The database's default: every child hotheap (p0 to p400 and the default partition).
 	partman_db pm_database >>"$l" 2>&1
 	sql partman postgres "ALTER DATABASE pm_database SET default_table_access_method = hotheap" >>"$l" 2>&1
-	q partman pm_database -c "$(events_sql)" -c "$partman_sql" >>"$l" 2>&1
+	# (With a fillfactor on the template table, which pg_partman gives the children it makes
+	# after: run_maintenance() makes events_p300 and events_p400.)
+	q partman pm_database -c "$(events_sql)" \
+		-c "SELECT partman.create_parent('public.events', 'id', 'native', '100', p_premake := 2)" \
+		-c "ALTER TABLE partman.template_public_events SET (fillfactor = 70)" \
+		-c "INSERT INTO public.events SELECT * FROM public.events_rows" \
+		-c "SELECT partman.run_maintenance()" >>"$l" 2>&1
 	expect "partman: database default: children" "$(sql partman pm_database "$children_sql" 2>&1)" "hotheap:6"
+	out=$(sql partman pm_database "SELECT string_agg(c.relname, ' ' ORDER BY c.relname)
+		FROM pg_partition_tree('public.events') p JOIN pg_class c ON c.oid = p.relid
+		WHERE p.isleaf AND c.reloptions @> '{fillfactor=70}'" 2>&1)
+	expect "partman: children made after get the template's fillfactor" "$out" "events_p300 events_p400"
 	want=$(fingerprint partman pm_database events_rows)
 	verify "partman: database default" partman pm_database events hotheap "$want" "$hot_set" "id BETWEEN 101 AND 105" 5
 
