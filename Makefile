@@ -159,7 +159,8 @@ deep:
 
 # The tools beside hotplus (doc/using.md "Working with other tools"), each workflow against
 # throwaway clusters of Debian's 15; not part of the test command (it installs the tools'
-# packages and hotplus into Debian's 15). make tools-check TOOLS="pglogical dump" runs some.
+# packages and hotplus into Debian's 15, or with HOTPLUS_TOOLS_INSTALL=copy into a copy of
+# it). make tools-check TOOLS="pglogical dump" runs some.
 .PHONY: tools-check
 tools-check:
 	bash scripts/tools-check.sh $(TOOLS)

@@ -16,14 +16,17 @@
 #   bash scripts/tools-check.sh [WORKFLOW...]      # as root on Debian 12; make tools-check
 #
 # It installs Debian's packages of the tools (and hotplus's build dependencies), builds
-# hotplus and installs it into Debian's 15 (PG_CONFIG), then after every workflow checks
+# hotplus and installs it into Debian's 15 (PG_CONFIG; with HOTPLUS_TOOLS_INSTALL=copy into
+# a hard-linked copy of that installation instead, which leaves Debian's own hotplus files
+# alone for another run that uses them, scripts/test.sh's say), then after every workflow checks
 # every hotheap table: still hotheap (pg_class.relam), the same rows (count and md5 of the
 # sorted rows), amcheck's bt_index_check(index, heapallindexed) on each btree index, index
 # scans returning what sequential scans return, and an update of a jsonb field that only
 # hotheap makes HOT (an expression index reads another field) HOT afterwards (the
 # transaction's pg_stat_get_xact_tuples_hot_updated and pg_stat_user_tables.n_tup_hot_upd
 # after a flush). It ends with "N passed, N failed" and exits 1 on a failure. Not part of
-# scripts/test.sh: it changes Debian's installation (packages, make install).
+# scripts/test.sh: it changes Debian's installation (packages, and make install unless
+# HOTPLUS_TOOLS_INSTALL=copy).
 # Logs: test-logs/tools-check/ (HOTPLUS_LOG_DIR to change).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -54,47 +57,6 @@ started=$SECONDS
 steps_start 58 timed
 
 # ---------------------------------------------------------------------------
-# Packages and hotplus.
-tool_packages=(postgresql-15-repack postgresql-15-partman postgresql-15-pglogical postgresql-15-postgis-3 pgbackrest)
-echo "== installing: hotplus's build dependencies, ${tool_packages[*]}"
-if ! bash scripts/install-deps.sh >"$log_dir/install.log" 2>&1; then
-	tail -20 "$log_dir/install.log"
-	record install 0 1
-	steps_end "$log_dir"
-	exit 1
-fi
-missing=()
-for p in "${tool_packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-	bash scripts/apt-get.sh update -qq >>"$log_dir/install.log" 2>&1
-	if ! bash scripts/apt-get.sh install -y -qq --no-install-recommends "${missing[@]}" >>"$log_dir/install.log" 2>&1; then
-		tail -20 "$log_dir/install.log"
-		record install 0 1
-		steps_end "$log_dir"
-		exit 1
-	fi
-fi
-record install 1 0
-bindir=$("$PG_CONFIG" --bindir)
-if ! { make -s PG_CONFIG="$PG_CONFIG" && make -s PG_CONFIG="$PG_CONFIG" install; } >"$log_dir/build.log" 2>&1; then
-	tail -20 "$log_dir/build.log"
-	record build-and-install 0 1
-	steps_end "$log_dir"
-	exit 1
-fi
-record build-and-install 1 0
-versions=$(
-	echo "PostgreSQL: $("$bindir/postgres" --version)"
-	echo "hotplus: $(sed -n "s/^default_version = '\(.*\)'/\1/p" hotplus.control) (this tree, $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
-	dpkg-query -W -f='${Package}: ${Version}\n' "${tool_packages[@]}"
-	echo "pgbackrest reports: $(pgbackrest version 2>/dev/null)"
-	echo "pg_repack reports: $("$bindir/pg_repack" --version 2>/dev/null)"
-)
-echo "$versions" | sed 's/^/   /'
-
-# ---------------------------------------------------------------------------
 # Throwaway clusters: NAME's data directory is $work/NAME/data, its socket directory
 # $work/NAME; the servers run as postgres (initdb refuses root).
 work=$(mktemp -d -t hotplus-tools.XXXXXX)
@@ -118,6 +80,73 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+
+# pg_tree NAME [without-hotplus]: a copy of Debian's 15 installation under $work/NAME, of
+# hard links (a copy where /tmp is another file system) of the server's bin, lib, share and
+# include directories, from which the server (and pg_config, for a build) finds the others
+# relative to its own binary; without hotplus's files if asked. Prints its bin directory.
+# (Nothing in it may be chowned or written to in place: the links are Debian's files;
+# make install replaces a file, it does not write into it.)
+debian_pg_config=$PG_CONFIG
+pg_tree() {
+	local root=$work/$1 d libdir sharedir bin includedir
+	bin=$("$debian_pg_config" --bindir) libdir=$("$debian_pg_config" --pkglibdir)
+	sharedir=$("$debian_pg_config" --sharedir) includedir=$("$debian_pg_config" --includedir)
+	for d in "$bin" "$libdir" "$sharedir" "$includedir"; do
+		mkdir -p "$root$(dirname "$d")"
+		cp -al "$d" "$root$d" 2>/dev/null || cp -a "$d" "$root$d" || return 1
+	done
+	if [ "${2:-}" = without-hotplus ]; then
+		rm -rf "$root$libdir/hotplus.so" "$root$libdir/bitcode/hotplus" "$root$libdir/bitcode/hotplus.index.bc" \
+			"$root$sharedir"/extension/hotplus[.-]*
+	fi
+	echo "$root$bin"
+}
+
+# ---------------------------------------------------------------------------
+# Packages and hotplus.
+tool_packages=(postgresql-15-repack postgresql-15-partman postgresql-15-pglogical postgresql-15-postgis-3 pgbackrest)
+echo "== installing: hotplus's build dependencies, ${tool_packages[*]}"
+if ! bash scripts/install-deps.sh >"$log_dir/install.log" 2>&1; then
+	tail -20 "$log_dir/install.log"
+	record install 0 1
+	steps_end "$log_dir"
+	exit 1
+fi
+missing=()
+for p in "${tool_packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	bash scripts/apt-get.sh update -qq >>"$log_dir/install.log" 2>&1
+	if ! bash scripts/apt-get.sh install -y -qq --no-install-recommends "${missing[@]}" >>"$log_dir/install.log" 2>&1; then
+		tail -20 "$log_dir/install.log"
+		record install 0 1
+		steps_end "$log_dir"
+		exit 1
+	fi
+fi
+record install 1 0
+if [ "${HOTPLUS_TOOLS_INSTALL:-debian}" = copy ]; then
+	echo "== hotplus goes into a copy of Debian's 15 ($work/installed)"
+	PG_CONFIG=$(pg_tree installed without-hotplus)/pg_config || { record build-and-install 0 1; steps_end "$log_dir"; exit 1; }
+fi
+bindir=$("$PG_CONFIG" --bindir)
+if ! { make -s PG_CONFIG="$PG_CONFIG" && make -s PG_CONFIG="$PG_CONFIG" install; } >"$log_dir/build.log" 2>&1; then
+	tail -20 "$log_dir/build.log"
+	record build-and-install 0 1
+	steps_end "$log_dir"
+	exit 1
+fi
+record build-and-install 1 0
+versions=$(
+	echo "PostgreSQL: $("$bindir/postgres" --version)"
+	echo "hotplus: $(sed -n "s/^default_version = '\(.*\)'/\1/p" hotplus.control) (this tree, $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
+	dpkg-query -W -f='${Package}: ${Version}\n' "${tool_packages[@]}"
+	echo "pgbackrest reports: $(pgbackrest version 2>/dev/null)"
+	echo "pg_repack reports: $("$bindir/pg_repack" --version 2>/dev/null)"
+)
+echo "$versions" | sed 's/^/   /'
 
 random_port() { echo $((20000 + RANDOM % 20000)); }
 
@@ -383,22 +412,6 @@ FROM generate_series(0, 1999) g;
 EOS
 }
 
-# A copy of Debian's 15 installation without hotplus's files: hard links (a copy where /tmp
-# is another file system) of the server's bin, lib and share directories under $work, from
-# which the server finds its share and lib directories relative to its own binary.
-nohotplus_tree() {
-	local root=$work/nohotplus-tree d
-	local libdir sharedir
-	libdir=$("$PG_CONFIG" --pkglibdir) sharedir=$("$PG_CONFIG" --sharedir)
-	for d in "$bindir" "$libdir" "$sharedir"; do
-		mkdir -p "$root$(dirname "$d")"
-		cp -al "$d" "$root$d" 2>/dev/null || cp -a "$d" "$root$d" || return 1
-	done
-	rm -rf "$root$libdir/hotplus.so" "$root$libdir/bitcode/hotplus" "$root$libdir/bitcode/hotplus.index.bc" \
-		"$root$sharedir"/extension/hotplus[.-]*
-	echo "$root$bindir"
-}
-
 wf_dump() {
 	workflow_header "dump: pg_dump -Fc; pg_restore with hotplus, and into a server without it"
 	local l=$log_dir/dump.log dump=$work/dump/src.dump fp_docs fp_parted out rc tree
@@ -419,7 +432,7 @@ wf_dump() {
 	node_stop dump
 
 	# A server without hotplus's files.
-	if ! tree=$(nohotplus_tree 2>>"$l"); then
+	if ! tree=$(pg_tree nohotplus-tree without-hotplus 2>>"$l"); then
 		fail "dump: a copy of the server without hotplus" "$(tail -5 "$l")"
 		return
 	fi
