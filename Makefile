@@ -13,6 +13,10 @@
 #                               decision_* and read_* test and every spec with
 #                               debug_discard_caches on the assert-enabled 18, then the
 #                               suites under Valgrind on 15 (scripts/valgrind.sh)
+#   make tools-check            the tools beside hotplus (pg_repack, pglogical, pg_partman,
+#                               PostGIS, pgBackRest, pg_basebackup, pg_dump), as doc/using.md
+#                               documents them, on Debian's 15 (as root on Debian 12:
+#                               installs their packages; scripts/tools-check.sh)
 #
 # Another server: make PG_CONFIG=/path/to/bin/pg_config (and install with the same).
 #
@@ -43,6 +47,7 @@ REGRESS_TESTS = \
 	am_concurrent \
 	am_dump_restore \
 	am_indexes \
+	am_like_children \
 	am_maintenance \
 	am_parallel \
 	am_partition \
@@ -151,6 +156,14 @@ DEEP_TARGETS ?= 18-cassert:discard
 deep:
 	bash scripts/test.sh $(DEEP_TARGETS)
 	bash scripts/valgrind.sh 15
+
+# The tools beside hotplus (doc/using.md "Working with other tools"), each workflow against
+# throwaway clusters of Debian's 15; not part of the test command (it installs the tools'
+# packages and hotplus into Debian's 15, or with HOTPLUS_TOOLS_INSTALL=copy into a copy of
+# it). make tools-check TOOLS="pglogical dump" runs some.
+.PHONY: tools-check
+tools-check:
+	bash scripts/tools-check.sh $(TOOLS)
 
 # Benchmark suite: heap vs hotheap (bench/README.md). make bench BENCH_ARGS=--quick|--full
 .PHONY: bench
