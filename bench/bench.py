@@ -78,7 +78,7 @@ def doc_expressions(distinct=5000):
     """The JSONB documents of workloads 2 and 3, as SQL expressions of the row number g; each
     field takes up to `distinct` values (bench/production.py asks for more: fields of about one
     value per row, whose indexes do not deduplicate, as customer or order ids)."""
-    fields = (f"(SELECT jsonb_object_agg('f' || k, 'v' || ((g * 7919 + k * 104729) % {distinct})) "
+    fields = (f"(SELECT jsonb_object_agg('f' || k, 'v' || ((g::bigint * 7919 + k * 104729) % {distinct})) "
               f"FROM generate_series(1, {DOC_FIELDS}) k)")
     return {
         # ~1 kB: 20 short fields, a counter and a 640-character note; not compressed
