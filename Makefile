@@ -86,6 +86,7 @@ ISOLATION_TESTS = \
 	iso_hot_concurrent_update \
 	iso_hot_fk_writeback \
 	iso_hot_reindex_drop_concurrently \
+	iso_hot_verify_dead_index \
 	iso_read_epq
 
 REGRESS       = $(REGRESS_TESTS)

@@ -851,7 +851,19 @@ decide_and_update(RelationInfo *info, const UpdateArgs &a, Findings *f)
 		return heap_decides(a);
 	if (verified)
 	{
-		verify_indexes_unchanged(a.rel, a.otid, a.slot);
+		// The verifier may accept invalidations (verifier.hpp invariant 4): it checks the
+		// decision only if the entry still describes the relation afterwards.
+		struct Stands
+		{
+			RelationInfo *info;
+			Relation rel;
+		} stands{info, a.rel};
+		auto still_describes = [](void *arg) {
+			auto *s = static_cast<Stands *>(arg);
+			return relation_info_revalidate(s->info, s->rel);
+		};
+		if (!verify_indexes_unchanged(a.rel, a.otid, a.slot, still_describes, &stands))
+			return heap_decides(a);
 		f->verified = true;
 	}
 

@@ -182,7 +182,10 @@ build_unguarded(Relation rel, VerifierEntry **building)
 	foreach (lc, index_oids)
 	{
 		Relation index = index_open(lfirst_oid(lc), AccessShareLock);
-		if (!compat_index_is_summarizing(index)) // heap's own (invariant 3)
+		// Summarizing indexes are heap's own (invariant 3); a dead one (DROP INDEX
+		// CONCURRENTLY marked it so after the list was read: opening it accepted the
+		// invalidation) is one heap no longer lists at all (RelationGetIndexList()).
+		if (!compat_index_is_summarizing(index) && index->rd_index->indislive)
 			describe_index(&entry->indexes[entry->nindexes++], rel, index);
 		index_close(index, AccessShareLock);
 	}
@@ -439,16 +442,24 @@ verify_reused_datums(Relation rel, TupleTableSlot *final_new, int n, const AttrN
 	}
 }
 
-void
-verify_indexes_unchanged(Relation rel, ItemPointer otid, TupleTableSlot *final_new)
+bool
+verify_indexes_unchanged(Relation rel, ItemPointer otid, TupleTableSlot *final_new,
+						 bool (*decision_stands)(void *), void *arg)
 {
 	bool is_private;
 	VerifierEntry *entry = acquire(rel, &is_private);
 	VerifierEntry *volatile guarded = entry;
 	entry->in_use++;
+	volatile bool checked = false;
 	PG_TRY();
 	{
-		check_all_indexes(rel, entry, otid, final_new);
+		// Describing the indexes opened them, which may have accepted invalidations
+		// (invariant 4): a decision they made void is not checked, it is not applied.
+		if (decision_stands(arg))
+		{
+			check_all_indexes(rel, entry, otid, final_new);
+			checked = true;
+		}
 	}
 	PG_FINALLY();
 	{
@@ -463,6 +474,7 @@ verify_indexes_unchanged(Relation rel, ItemPointer otid, TupleTableSlot *final_n
 			destroy(guarded);
 	}
 	PG_END_TRY();
+	return checked;
 }
 
 } // namespace hotplus

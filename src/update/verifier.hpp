@@ -25,7 +25,12 @@
 //  4. An entry is rebuilt after any relcache invalidation of its table; an entry in use by
 //     an outer update is never used by a nested one (which builds a private one). The
 //     relcache invalidation that would make an entry stale also invalidates the decision's
-//     entry, and the caller then declines (heap decides alone).
+//     entry, and the caller then declines (heap decides alone). Building an entry opens the
+//     indexes, which may accept invalidations the decision did not see (an index marked
+//     dead by DROP INDEX CONCURRENTLY, or made by CREATE INDEX CONCURRENTLY, since the
+//     decision was made): the check runs only if the caller's decision still stands once
+//     the entry is ready, else it checks nothing and the caller lets heap decide. Dead
+//     indexes (not live), which heap no longer lists, are not described.
 #pragma once
 
 #include "am/pg.hpp"
@@ -53,7 +58,10 @@ void verify_reused_datums(Relation rel, TupleTableSlot *final_new, int n, const 
 						  const Datum *written);
 
 // ERROR unless every index of rel is unchanged (invariant 2) between the stored version at
-// otid and final_new.
-void verify_indexes_unchanged(Relation rel, ItemPointer otid, TupleTableSlot *final_new);
+// otid and final_new. Returns false, checking nothing, if decision_stands(arg) says that the
+// decision being checked no longer holds once the verifier's description of rel is ready
+// (invariant 4: the caller then lets heap decide); true once checked.
+bool verify_indexes_unchanged(Relation rel, ItemPointer otid, TupleTableSlot *final_new,
+							  bool (*decision_stands)(void *), void *arg);
 
 } // namespace hotplus
