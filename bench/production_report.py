@@ -188,7 +188,7 @@ def render(out):
          f"`{meta.get('command')}` (mode {meta['mode']}), commit {meta.get('commit')}"
          f"{' (uncommitted changes: ' + meta['dirty'] + ')' if meta.get('dirty') else ''}, "
          f"hotplus.so {meta.get('lib_sha256')}"
-         f"{'' if meta.get('lib_sha256_end') in (None, meta.get('lib_sha256')) else ' (REINSTALLED during the run: ' + meta['lib_sha256_end'] + ')'}"
+         f"{'' if meta.get('lib_sha256_end') in (None, meta.get('lib_sha256')) else ' (the installed file changed during the run, to ' + meta['lib_sha256_end'] + '; preloaded at the start, the code measured is the start one)'}"
          f", started {meta.get('started')}, {meta.get('seconds', 0) / 3600:.1f} h; load average "
          f"{meta.get('load_start')} at the start, {meta.get('load_end')} at the end.", '',
          'Settings (as the server reports them): ' + ', '.join(f'`{k}={v}`' for k, v in s.items()) + '.',
@@ -250,11 +250,14 @@ def render(out):
     L += [f'| {g} | {m} | {verdict(ok)} |' for g, m, ok in goals]
     L += ['', f"{sum(ok for _, _, ok in goals)} of {len(goals)} goals met.", '']
     # tables
-    L += ['## Tables', '', '| table | access method | (table + TOAST) / shared_buffers | table + TOAST | indexes | indexes (count) |',
+    L += ['## Tables', '', 'As loaded, before the runs.', '',
+          '| table | access method | table + TOAST | indexes | indexes (count) | table + TOAST, with indexes: x shared_buffers |',
           '|---|---|---:|---:|---:|---:|']
+    sb = meta.get('shared_buffers_bytes') or 1
     for t, f in meta.get('tables', {}).items():
-        L.append(f"| {t} | {f['am']} | {f.get('x_shared_buffers')} | {mb(f['table_bytes'] + f['toast_bytes'])} "
-                 f"| {mb(f['index_bytes'])} | {f['indexes']} |")
+        with_ix = (f['table_bytes'] + f['toast_bytes'] + f['index_bytes']) / sb
+        L.append(f"| {t} | {f['am']} | {mb(f['table_bytes'] + f['toast_bytes'])} "
+                 f"| {mb(f['index_bytes'])} | {f['indexes']} | {f.get('x_shared_buffers')}x, {with_ix:.1f}x |")
     L += ['', "Fillfactor per kind, as `hotplus_advise()` led to it from PostgreSQL's default "
           '(each step: the workload on a hotheap copy, then the advice followed):', '']
     for kind, steps in meta.get('advice', {}).items():
