@@ -33,7 +33,10 @@
 #                 tests that list the extension's objects)
 #   server-log    no assertion failure, leaked reference, memory context corruption or crash
 #                 in any server log of the target's runs (scripts/server-log-problems.sh)
-# and ends with one summary line "N passed, N failed". Every cluster runs with
+# and ends with one summary line "N passed, N failed" (", N skipped" when a step could not
+# run here: the Citus steps of a major no Citus release supports, or of every major when the
+# vendored Citus sources are missing; HOTPLUS_REQUIRE_CITUS=1, which .ci/run sets, makes
+# missing sources a failure instead). Every cluster runs with
 # hotplus.verify = on.
 #
 #   bash scripts/test.sh                  # targets "15 19 18-cassert 15-cassert:core" (.ci/run)
@@ -410,8 +413,8 @@ run_target() { # target[:core|:discard]
 	bash scripts/build-citus.sh "$PG_CONFIG" >"$log_dir/citus-build.log" 2>&1 || citus_rc=$?
 	if ((citus_rc == 0)); then
 		tap_suite citus "$log_dir/citus" t/citus/*.pl
-	elif ((citus_rc == 3)); then # no Citus release supports this major (README)
-		echo "-- $label: citus skipped: $(tail -n 1 "$log_dir/citus-build.log")"
+	elif ((citus_rc == 3)); then # nothing to build here: no release for this major, or no sources
+		skip citus "$(tail -n 1 "$log_dir/citus-build.log" | sed 's/^build-citus.sh: //')"
 	else
 		tail -20 "$log_dir/citus-build.log"
 		record citus 0 1
@@ -463,17 +466,19 @@ run_target_in_chroot() { # target[:core]
 	wait "$pid"
 	cp -r "$inner/logs/${1/:/-}/." "$log_dir/" 2>/dev/null
 	cp "$work/inside.log" "$log_dir/inside.log"
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/inside.log" | tail -1)
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$work/inside.log" | tail -1)
 	if [ -z "$line" ]; then
 		tail -n 30 "$work/inside.log"
 		rm -rf "$inner"
 		record "inside the chroot" 0 1
 		return
 	fi
-	set -- $line
+	set -- ${line//,/}
 	passed=$((passed + $1))
 	failed=$((failed + $3))
+	skipped=$((skipped + ${5:-0}))
 	while IFS= read -r f; do [ -n "$f" ] && failures+=("$f"); done <"$inner/logs/failures"
+	while IFS= read -r f; do [ -n "$f" ] && skips+=("$f"); done <"$inner/logs/skips"
 	while IFS= read -r f; do [ -n "$f" ] && timings+=("$f"); done <"$inner/logs/timings"
 	rm -rf "$inner"
 	last_record=$SECONDS
@@ -490,6 +495,7 @@ prefix=""
 [ -n "$prefetch_pid" ] && wait "$prefetch_pid" 2>/dev/null
 if ((inside)); then # for the host's run_target_in_chroot
 	printf '%s\n' "${failures[@]}" >"$log_root/failures"
+	printf '%s\n' "${skips[@]}" >"$log_root/skips"
 	printf '%s\n' "${timings[@]}" >"$log_root/timings"
 fi
 if ((!inside)) && ((${#timings[@]})); then

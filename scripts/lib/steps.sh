@@ -4,11 +4,14 @@
 #   source scripts/lib/steps.sh
 #   steps_start 24 timed   # the name column's width; "timed": each line ends "(N s)"
 #   record NAME PASSED FAILED     # "== NAME   N passed, N failed (T s)"
+#   skip NAME REASON              # "== NAME   skipped: REASON": a step that cannot run here
 #   check NAME COMMAND...         # one check: passed when COMMAND succeeds
 #   regress_record NAME LOG [N]   # a pg_regress / pg_isolation_regress run's counts
-#   steps_end LOG_DIR [LINE...]   # "failed: ...", LINE..., "N passed, N failed"; status 1 on a failure
+#   steps_end LOG_DIR [LINE...]   # "failed: ...", "skipped: ...", LINE..., "N passed, N failed"
+#                                 # (", N skipped" when steps were); status 1 on a failure
 #
-# The counts are the globals passed and failed, the names of failed steps failures, and
+# The counts are the globals passed, failed and skipped, the names of failed steps failures
+# (of skipped ones with their reasons, skips), and
 # with "timed" the lines of timings ("NAME   T s"; a step's time is the time since the
 # previous record, as the steps run one after another). prefix (empty unless the caller
 # sets it) comes before every name.
@@ -19,7 +22,9 @@ steps_start() { # width [timed]
 	[ "${2:-}" = timed ] && step_timed=1
 	passed=0
 	failed=0
+	skipped=0
 	failures=()
+	skips=()
 	timings=()
 	prefix=""
 	last_record=$SECONDS
@@ -36,6 +41,26 @@ record() { # name passed failed
 		printf "== %-${step_width}s %d passed, %d failed (%d s)\n" "$prefix$1" "$2" "$3" "$took"
 	else
 		printf "== %-${step_width}s %d passed, %d failed\n" "$prefix$1" "$2" "$3"
+	fi
+}
+
+skip() { # name reason: a step that cannot run here, counted apart (never as passed)
+	skipped=$((skipped + 1))
+	skips+=("$prefix$1 ($2)")
+	if ((step_timed)); then
+		local took=$((SECONDS - last_record))
+		last_record=$SECONDS
+		timings+=("$(printf '%-32s %5d s' "$prefix$1" "$took")")
+	fi
+	printf "== %-${step_width}s skipped: %s\n" "$prefix$1" "$2"
+}
+
+# The summary line: "N passed, N failed", and ", N skipped" when a step was.
+summary_line() {
+	if ((skipped > 0)); then
+		echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+	else
+		echo "${passed} passed, ${failed} failed"
 	fi
 }
 
@@ -67,7 +92,10 @@ steps_end() { # log-dir [line...]: the failed steps, the lines, the summary; sta
 	if ((failed > 0)); then
 		echo "failed: ${failures[*]} (logs in $1)"
 	fi
+	if ((skipped > 0)); then
+		printf 'skipped: %s\n' "${skips[@]}"
+	fi
 	(($# > 1)) && printf '%s\n' "${@:2}"
-	echo "${passed} passed, ${failed} failed"
+	summary_line
 	((failed == 0))
 }
