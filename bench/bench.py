@@ -622,8 +622,8 @@ class Bench:
 
     @classmethod
     def create_oltp_tables(cls, db, rows=None):
-        """Workload 6's tables, ol_heap and ol_hotheap (bench/perf_split.py and
-        bench/production.py use them too), of OLTP_ROWS rows unless told otherwise."""
+        """Workload 6's tables, ol_heap and ol_hotheap (bench/production.py uses them too), of
+        OLTP_ROWS rows unless told otherwise."""
         for am in ('heap', 'hotheap'):
             t = f'ol_{am}'
             db.x(f'DROP TABLE IF EXISTS {t}')
