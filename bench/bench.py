@@ -893,7 +893,7 @@ class Bench:
     # synchronous_commit = off, VACUUM right after an INSERT ... SELECT copy left every page of
     # the copy (the hotheap twin) not all-visible (relallvisible 0, heap copies alike), so its
     # scans checked each row's visibility and the original's did not: 1.2x on R2's 41 columns,
-    # read path or not (2026-12-05, bench/results-read-40).
+    # read path or not (2026-12-05, bench/results/read-detoast-pg15).
     R_SETUP_COMMIT = 'SET synchronous_commit = on'
     R_SAMPLE_MS = 50   # read_statements: the least statement time per variant and round ...
     R_MAX_REPS = 250   # ... in at most this many repetitions
@@ -1314,8 +1314,8 @@ class Bench:
         # A case's repetitions per variant and round, the same for every variant: r_reps, or
         # more for a short statement, so that each round's median is taken over at least
         # R_SAMPLE_MS of statements. A 0.2 ms statement repeated 5 times gave rounds from
-        # 0.16 to 0.37 ms for one variant (19rc1, bench/results-40-r7-pg19-lseek, X6): noise of the
-        # machine's speed, not of the statement, against a target of 1.05x.
+        # 0.16 to 0.37 ms for one variant (19rc1, X6; bench/results-40-r7-pg19-lseek at commit
+        # bc9fe77): noise of the machine's speed, not of the statement, against a target of 1.05x.
         case_reps = {}
         db.x('CHECKPOINT')
         for r in range(self.p['r_rounds']):

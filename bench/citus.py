@@ -11,7 +11,7 @@ single heap, single hotheap), interleaved. See bench/README.md, section "Citus".
     /usr/bin/python3 bench/citus.py            # 5 rounds of 30 s (about 11 minutes)
     /usr/bin/python3 bench/citus.py --quick    # 2 rounds of 5 s, for trying it out
 
-Results: bench/results-citus/results.csv (every run) and summary.md.
+Results: bench/results/citus-pg15/results.csv (every run) and summary.md (--out DIR: elsewhere).
 """
 import argparse
 import csv
@@ -555,7 +555,7 @@ def main():
     ap.add_argument('--duration', type=int, default=None,
                     help='seconds per pgbench run (default 30; --quick: 5)')
     ap.add_argument('--quick', action='store_true', help='2 rounds of 5 s, for trying it out')
-    ap.add_argument('--out', default=os.path.join(HERE, 'results-citus'))
+    ap.add_argument('--out', default=os.path.join(HERE, 'results', 'citus-pg15'))
     ap.add_argument('--nice', type=int, default=-10,
                     help='CPU priority of the clusters and pgbench, as bench.py (0: leave it alone)')
     ap.add_argument('--keep', action='store_true',

@@ -1,4 +1,5 @@
-"""Renders bench/results/report.md and the charts from raw.csv and meta.json.
+"""Renders a run's report.md and charts from its raw.csv and meta.json (bench.py --out DIR;
+the kept runs are in bench/results/<family>-pg<major>/).
 
 Every number in the report is computed here from raw.csv, which holds every run; nothing is
 dropped. Ratios are hotheap / heap of the medians over the rounds ("ratio of medians"); the

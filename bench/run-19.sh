@@ -2,7 +2,7 @@
 # The benchmark suite on PostgreSQL 19, which this machine has only inside the Debian sid
 # chroot of the tests (scripts/pg19-chroot.sh: Debian's binary packages need sid's libc):
 #
-#   bash bench/run-19.sh --workloads r2,r2t,r2s,r4 --out bench/results-NAME-pg19
+#   bash bench/run-19.sh --workloads r2,r2t,r2s,r4 --out bench/results/read-scans-pg19
 #
 # Runs bench.py there, as bench/run.sh does here (the same cluster settings, default mode
 # unless --quick or --full is given), on the committed tree (git archive HEAD: uncommitted
