@@ -1570,7 +1570,8 @@ def main():
                                        "('update c,update k,select c,mix of 10')")
     ap.add_argument('--nice', type=int, default=-10,
                     help='CPU priority of the cluster and pgbench (0: leave it alone)')
-    ap.add_argument('--out', default=os.path.join(HERE, 'results'))
+    ap.add_argument('--out', default=os.path.join(HERE, 'results', 'latest'),
+                    help='results directory (default bench/results/latest, not tracked)')
     ap.add_argument('--no-pin', dest='pin', action='store_false',
                     help='without run.sh (no BENCH_LIB): use the installed library in place '
                          'instead of a private copy of it')

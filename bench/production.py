@@ -14,15 +14,17 @@ doc/performance.md shows the results.
 Phases:
  1. load (non-durable settings: fsync off, wal_level minimal): per document kind a source table,
     the advice loop (a hotheap copy at PostgreSQL's default fillfactor, the workload run on it,
-    hotplus_advise() asked, its fillfactor followed until it has none: the fillfactor every
-    table of the kind gets), then the kind's four tables; the cost side's tables;
+    hotplus_advise() asked after as many updates as a round makes, its fillfactor followed until
+    it has none: the fillfactor every table of the kind gets), then the kind's four tables; the
+    cost side's tables;
  2. restart with the durable settings, the standby made and started;
  3. the rounds: per kind, heap / hotheap / limit / ceiling20 interleaved (order alternating);
     each run after a CHECKPOINT and the standby caught up;
  4. the cost side: an indexed field changed (non-HOT on both: the same transactions on both),
     one-row statements (workload 6's shapes);
- 5. the steady state: heap, then hotheap, for --steady seconds each on the small kind;
- 6. amcheck (bt_index_check with heapallindexed) of every hotheap index on the primary and on
+ 5. where any rest goes: per kind, perf record -a over runs of hotheap and its ceiling;
+ 6. the steady state: heap, then hotheap, for --steady seconds each on the small kind;
+ 7. amcheck (bt_index_check with heapallindexed) of every hotheap index on the primary and on
     the standby; the report.
 """
 import argparse
@@ -54,14 +56,14 @@ CLIENTS = 4
 # the steady state's seconds per access method.
 MODES = {
     'quick': dict(shared_buffers='16MB', rows={'small': 100_000, 'large': 100_000, 'toast': 25_000},
-                  rounds=2, duration=20, advice_duration=20, cost_rounds=2, cost_duration=10,
-                  oltp_rows=600_000, steady=120),
+                  rounds=2, duration=20, cost_rounds=2, cost_duration=10,
+                  oltp_rows=600_000, steady=120, profile=0),
     'default': dict(shared_buffers='128MB', rows={'small': 800_000, 'large': 800_000, 'toast': 180_000},
-                    rounds=3, duration=60, advice_duration=60, cost_rounds=5, cost_duration=30,
-                    oltp_rows=5_000_000, steady=600),
+                    rounds=3, duration=60, cost_rounds=5, cost_duration=30,
+                    oltp_rows=5_000_000, steady=600, profile=30),
     'full': dict(shared_buffers='128MB', rows={'small': 800_000, 'large': 800_000, 'toast': 180_000},
-                 rounds=5, duration=60, advice_duration=60, cost_rounds=7, cost_duration=30,
-                 oltp_rows=5_000_000, steady=1800),
+                 rounds=5, duration=60, cost_rounds=7, cost_duration=30,
+                 oltp_rows=5_000_000, steady=1800, profile=30),
 }
 
 # Where users run: every setting not named here is PostgreSQL's default (autovacuum on,
@@ -141,7 +143,7 @@ class Production:
     def __init__(self, args):
         self.args = args
         self.p = dict(MODES[args.mode])
-        for k in ('rounds', 'duration', 'steady', 'cost_rounds', 'cost_duration'):
+        for k in ('rounds', 'duration', 'steady', 'cost_rounds', 'cost_duration', 'profile'):
             if getattr(args, k, None) is not None:
                 self.p[k] = getattr(args, k)
         self.kinds = args.kinds.split(',')
@@ -320,7 +322,10 @@ class Production:
         steps = []
         for _ in range(4):
             p.x('SELECT public.hotplus_stat_reset()')
-            tps, txns = self.pgbench(UPDATE_COUNTER.format(t=t), rows, duration=self.p['advice_duration'])
+            # As many updates as a round of the durable runs makes (rows / 4): how much of the
+            # table is touched for the first time decides how often pages are found full, and
+            # the loading settings run several times faster than the durable ones.
+            tps, txns = self.pgbench(UPDATE_COUNTER.format(t=t), rows, transactions=max(1000, rows // 4 // CLIENTS))
             deadline = time.time() + 15  # pgbench's backends flush their counts as they exit
             while p.v('SELECT coalesce(sum(updates), 0) FROM public.hotplus_stat_tables '
                       'WHERE relid = %s::regclass', (t,)) < txns and time.time() < deadline:
@@ -520,6 +525,56 @@ class Production:
                     self.timed_run(t, body.format(t=t), self.p['oltp_rows'], label,
                                    upd_per_txn=body.count('UPDATE'), duration=self.p['cost_duration'])
 
+    def profile_run(self, t, rows, seconds):
+        """One run of the counter update on t with `perf record -a` (cpu-clock) over its middle
+        `seconds`: the server's samples (comm postgres) by (shared object, symbol), and the
+        transactions of the sampled seconds (pgbench's progress reports)."""
+        p = self.primary
+        p.x('CHECKPOINT')
+        self.wait_caught_up()
+        path = os.path.join(self.tmp, 'script.sql')
+        with open(path, 'w') as f:
+            f.write(UPDATE_COUNTER.format(t=t))
+        cmd = [f'{self.bindir}/pgbench', '-n', '-M', 'prepared', '-c', str(CLIENTS), '-j', str(CLIENTS),
+               '-D', f'rows={rows}', '-f', path, '-T', str(seconds + 4), '-P', '1'] + p.libpq_args()
+        bench_proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        time.sleep(2)
+        data = os.path.join(self.tmp, 'perf.data')
+        run(['perf', 'record', '-q', '-a', '-o', data, '--', 'sleep', str(seconds)])
+        out, _ = bench_proc.communicate()
+        progress = [float(m.group(1)) for m in re.finditer(r'^progress: [\d.]+ s, ([\d.]+) tps', out, re.M)]
+        txns = sum(progress[2:2 + seconds])
+        report = run(['perf', 'report', '-i', data, '--no-children', '-g', 'none', '--sort', 'comm,dso,sym',
+                      '-n', '--stdio'])
+        samples = {}
+        for line in report.splitlines():
+            m = re.match(r'^\s*[\d.]+%\s+(\d+)\s+(\S+)\s+(\S+)\s+\[.\]\s+(.*)$', line)
+            if m and m.group(2) == 'postgres':
+                key = (m.group(3), m.group(4).strip())
+                samples[key] = samples.get(key, 0) + int(m.group(1))
+        os.unlink(data)
+        return txns, samples
+
+    def profile(self):
+        """Where any rest between hotheap and its ceiling goes: per kind, two pairs of profiled
+        runs (ceiling20 and hotheap, order alternating), samples per 1000 transactions."""
+        seconds = self.p['profile']
+        result = {}
+        for kind in self.kinds:
+            rows = self.p['rows'][kind]
+            per = {'ceiling20': {}, 'hotheap': {}}
+            txns_all = {'ceiling20': 0.0, 'hotheap': 0.0}
+            for pair in range(2):
+                for variant in order_for(pair, ['ceiling20', 'hotheap']):
+                    txns, samples = self.profile_run(f'{kind}_{variant}', rows, seconds)
+                    txns_all[variant] += txns
+                    for key, n in samples.items():
+                        per[variant][key] = per[variant].get(key, 0) + n
+                    log(f'profile {kind} {variant}: {txns / seconds:.0f} TPS, {sum(samples.values())} samples')
+            result[kind] = {v: dict(txns=txns_all[v], samples=[[d, s, n] for (d, s), n in per[v].items()])
+                            for v in per}
+        self.meta['profile'] = dict(seconds=seconds, pairs=2, kinds=result)
+
     def steady(self):
         rows = self.p['rows']['small']
         for pos, variant in enumerate(['heap', 'hotheap']):
@@ -566,6 +621,8 @@ class Production:
             self.main_rounds()
             if not self.args.no_cost:
                 self.cost_side()
+            if self.p['profile']:
+                self.profile()
             if self.p['steady'] and 'small' in self.kinds:
                 self.steady()
         self.amcheck()
@@ -593,6 +650,8 @@ def main():
     ap.add_argument('--cost-rounds', type=int, dest='cost_rounds')
     ap.add_argument('--cost-duration', type=int, dest='cost_duration')
     ap.add_argument('--no-cost', action='store_true', help='skip the cost side')
+    ap.add_argument('--profile', type=int, help='seconds of each profiled run (perf record -a) of hotheap and '
+                    'its ceiling per kind (0: none)')
     ap.add_argument('--no-standby', action='store_true')
     ap.add_argument('--fillfactor', type=int, help='every table at this fillfactor (skips the advice loop)')
     ap.add_argument('--data-root', default='/var/tmp', help='where the data directories go')

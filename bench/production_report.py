@@ -317,6 +317,40 @@ def render(out):
                          f"{mb(int(r['table_bytes_after']) + int(r['toast_bytes_after']))}, {r['autovacuum']} autovacuum runs, "
                          f"{r['checkpoints']} checkpoints, WAL {kb(metric(r, 'wal'))} and {metric(r, 'fpi'):.2f} "
                          f"full-page images per transaction.")
+    prof = meta.get('profile')
+    if prof:
+        L += ['', '## Where the rest goes: hotheap against its ceiling, profiled', '',
+              f"`perf record -a` (cpu-clock) over {prof['seconds']} s in the middle of {prof['pairs']} runs of each "
+              '(order alternating), after a `CHECKPOINT`: the server\'s samples (every process named postgres: '
+              'backends, WAL writer, checkpointer, autovacuum, the walsender) per 1000 transactions, by shared '
+              'object, and the symbols whose samples differ most.']
+        for kind, by in prof['kinds'].items():
+            per = {}
+            for v, d in by.items():
+                groups, syms = {}, {}
+                for dso, sym, n in d['samples']:
+                    g = (dso if dso in ('postgres', 'hotplus.so') else 'libc' if dso.startswith('libc')
+                         else 'kernel' if dso == '[kernel.kallsyms]' else 'other')
+                    groups[g] = groups.get(g, 0) + n
+                    syms[(dso, sym)] = syms.get((dso, sym), 0) + n
+                k = 1000 / max(d['txns'], 1)
+                per[v] = ({g: n * k for g, n in groups.items()}, {key: n * k for key, n in syms.items()},
+                          d['txns'] / (prof['pairs'] * prof['seconds']))
+            L += ['', f'**{KIND_LABELS[kind]}** (ceiling {per["ceiling20"][2]:,.0f} TPS, hotheap '
+                  f'{per["hotheap"][2]:,.0f} TPS in the profiled seconds)', '',
+                  '| samples per 1000 transactions | ceiling | hotheap | hotheap - ceiling |', '|---|---:|---:|---:|']
+            for g in ('postgres', 'hotplus.so', 'libc', 'kernel', 'other'):
+                a, b = per['ceiling20'][0].get(g, 0), per['hotheap'][0].get(g, 0)
+                L.append(f'| {g} | {a:.1f} | {b:.1f} | {b - a:+.1f} |')
+            a, b = sum(per['ceiling20'][0].values()), sum(per['hotheap'][0].values())
+            L.append(f'| all | {a:.1f} | {b:.1f} | {b - a:+.1f} |')
+            keys = set(per['ceiling20'][1]) | set(per['hotheap'][1])
+            diffs = sorted(keys, key=lambda key: per['hotheap'][1].get(key, 0) - per['ceiling20'][1].get(key, 0),
+                           reverse=True)[:12]
+            L += ['', '| symbol (hotheap more) | shared object | ceiling | hotheap |', '|---|---|---:|---:|']
+            for key in diffs:
+                L.append(f'| `{key[1][:60]}` | {key[0]} | {per["ceiling20"][1].get(key, 0):.2f} | '
+                         f'{per["hotheap"][1].get(key, 0):.2f} |')
     am = meta.get('amcheck')
     if am:
         L += ['', f"amcheck: `bt_index_check(index, true)` on {am['checked']} btree indexes of the hotheap tables, "

@@ -5,8 +5,8 @@
 #
 # Installs what it needs from Debian's packages, builds and installs hotplus, starts a
 # throwaway PostgreSQL 15 cluster (scripts/with-cluster.sh, like the tests) and runs
-# bench/bench.py in it, which writes bench/results/report.md, raw.csv, meta.json and the PNG
-# charts.
+# bench/bench.py in it, which writes report.md, raw.csv, meta.json and the PNG charts into
+# bench/results/latest (--full: bench/results/updates-pgNN, the kept run of that major).
 # Default mode: < 20 minutes on a 2-core machine; --quick: a few minutes; --full: v43's sizes,
 # then the production workload (bench/production.py --mode full: durable settings, tables 8x
 # shared_buffers, a standby, a 30-minute steady state; about 4 hours more).
@@ -77,9 +77,15 @@ export MPLBACKEND=Agg
 # The cluster: a temporary data directory (scripts/with-cluster.sh sets the PG* variables
 # bench.py connects with); settings as documented in the report.
 if ((!production)); then
+	# The full mode replaces the kept run of its server major (bench/results/updates-pgNN);
+	# the other modes write to bench/results/latest (not tracked) unless told otherwise.
+	out=()
+	if [ "$mode" = full ] && [[ " ${args[*]:-} " != *" --out "* ]]; then
+		out=(--out "bench/results/updates-pg$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')")
+	fi
 	source bench/cluster-settings.sh
 	bash scripts/with-cluster.sh "${bench_cluster_settings[@]}" -- \
-		"$PYTHON" bench/bench.py --mode "$mode" ${args[@]+"${args[@]}"}
+		"$PYTHON" bench/bench.py --mode "$mode" ${out[@]+"${out[@]}"} ${args[@]+"${args[@]}"}
 fi
 # The production workload makes its own clusters (a primary and a standby, hotplus preloaded
 # from the installation: the file's hash is recorded at the start and the end of the run).
