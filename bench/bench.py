@@ -24,6 +24,9 @@ import time
 
 import psycopg2
 
+import pgnode
+from pgnode import children_cpu_ms, loadavg, log  # noqa: F401  (bench.log: other scripts')
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
@@ -124,10 +127,6 @@ def w3_changed_field(n, position):
     return 'f1' if position == 'first' else f'f{n}'
 
 
-def log(msg):
-    print(f'[{time.strftime("%H:%M:%S")}] {msg}', file=sys.stderr, flush=True)
-
-
 def cpu_ns(pid):
     """CPU time a process has run so far (ns), from /proc/PID/schedstat."""
     with open(f'/proc/{pid}/schedstat') as f:
@@ -139,19 +138,6 @@ def cpu_wait_ns(pid):
     with open(f'/proc/{pid}/schedstat') as f:
         run, wait = f.read().split()[:2]
     return int(run), int(wait)
-
-
-def children_cpu_ms(pid):
-    """CPU time of the exited, reaped children of a process (cutime + cstime), in ms."""
-    with open(f'/proc/{pid}/stat') as f:
-        fields = f.read().rsplit(')', 1)[1].split()
-    return (int(fields[13]) + int(fields[14])) * 1000.0 / os.sysconf('SC_CLK_TCK')
-
-
-def loadavg():
-    """The machine's 1-minute load average: how much else wanted the CPUs."""
-    with open('/proc/loadavg') as f:
-        return f.read().split()[0]
 
 
 def lib_path():
@@ -415,13 +401,7 @@ class Bench:
         res = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if res.returncode != 0:
             raise RuntimeError(f'pgbench failed ({res.returncode}): {res.stderr}\n{res.stdout}')
-        tps = float(re.search(r'^tps = ([0-9.]+) \(without initial', res.stdout, re.M).group(1))
-        txns = int(re.search(r'number of transactions actually processed: (\d+)',
-                             res.stdout).group(1))
-        failed = re.search(r'number of failed transactions: (\d+)', res.stdout)
-        if failed and int(failed.group(1)):
-            raise RuntimeError(f'pgbench: failed transactions\n{res.stdout}')
-        return tps, txns
+        return pgnode.pgbench_result(res.stdout)
 
     def table_stats(self, db, tables):
         rows = db.q("SELECT coalesce(sum(n_tup_upd), 0), coalesce(sum(n_tup_hot_upd), 0) "
@@ -1473,28 +1453,7 @@ class Bench:
     def renice(self, nice):
         """Gives the cluster (postmaster, its processes, every backend forked later) and this
         driver (so pgbench) a higher CPU priority than other work on a shared machine."""
-        if nice == 0:
-            return 0
-        pids = [self.postmaster_pid, os.getpid()]
-        for d in os.listdir('/proc'):
-            if d.isdigit():
-                try:
-                    with open(f'/proc/{d}/stat') as f:
-                        if int(f.read().rsplit(')', 1)[1].split()[1]) == self.postmaster_pid:
-                            pids.append(int(d))
-                except (OSError, ValueError, IndexError):
-                    pass
-        try:
-            for pid in pids:
-                try:
-                    os.setpriority(os.PRIO_PROCESS, pid, nice)
-                except ProcessLookupError:
-                    pass  # a backend that exited meanwhile (the connection just closed)
-        except OSError as e:
-            log(f'cannot renice ({e}); running at normal priority')
-            return 0
-        log(f'nice {nice} for the cluster ({len(pids) - 1} processes) and the driver')
-        return nice
+        return pgnode.renice({self.postmaster_pid}, nice) if nice else 0
 
     # -- driver ------------------------------------------------------------------------
     def run(self):

@@ -18,8 +18,6 @@ import csv
 import datetime
 import os
 import re
-import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -277,12 +275,7 @@ class CitusBench:
                '-T', str(duration), '-D', f'rows={DOCS_ROWS}', '-f', path,
                '-h', node.sockdir, '-p', str(node.port), '-U', 'postgres', DBNAME]
         out = run(cmd)
-        tps = float(re.search(r'^tps = ([0-9.]+) \(without initial', out, re.M).group(1))
-        txns = int(re.search(r'number of transactions actually processed: (\d+)', out).group(1))
-        failed = re.search(r'number of failed transactions: (\d+)', out)
-        if failed and int(failed.group(1)):
-            raise RuntimeError(f'pgbench: failed transactions\n{out}')
-        return tps, txns
+        return pgnode.pgbench_result(out)
 
     def timed_run(self, setup, am, duration):
         """VACUUM + CHECKPOINT on every node, then one pgbench run with the HOT counts."""
@@ -568,20 +561,7 @@ def main():
     if os.geteuid() != 0:
         raise SystemExit('bench/citus.py: run as root (it starts the clusters as user postgres)')
     # a SIGTERM (or SIGHUP) ends the run through the finally below, like ^C
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda s, f: sys.exit(128 + s))
-    b = CitusBench(args)
-    ok = False
-    try:
-        b.main()
-        ok = True
-    finally:
-        b.stop_clusters()
-        if ok and not args.keep:
-            shutil.rmtree(b.tmp, ignore_errors=True)
-        else:
-            log(f'kept {b.tmp} (data directories and server logs: *.log)')
-
+    pgnode.run_and_clean_up(CitusBench(args), args.keep)
 
 if __name__ == '__main__':
     main()

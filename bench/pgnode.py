@@ -7,6 +7,9 @@ unix socket in `sockdir`, with the settings it was given appended to postgresql.
 """
 import hashlib
 import os
+import re
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +26,14 @@ def loadavg():
     """The machine's 1-minute load average: how much else wanted the CPUs."""
     with open('/proc/loadavg') as f:
         return f.read().split()[0]
+
+
+def children_cpu_ms(pid):
+    """CPU time of the exited, reaped children of a process (cutime + cstime), in ms: the
+    backends that exited, for a postmaster."""
+    with open(f'/proc/{pid}/stat') as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) * 1000.0 / os.sysconf('SC_CLK_TCK')
 
 
 def sha256(path):
@@ -52,6 +63,17 @@ def free_ports(count):
         if port not in ports and not os.path.exists(f'/var/run/postgresql/.s.PGSQL.{port}'):
             ports.append(port)
     return ports
+
+
+def pgbench_result(out):
+    """(TPS, transactions) of a pgbench run's standard output; an error if a transaction
+    failed."""
+    tps = float(re.search(r'^tps = ([0-9.]+) \(without initial', out, re.M).group(1))
+    txns = int(re.search(r'number of transactions actually processed: (\d+)', out).group(1))
+    failed = re.search(r'number of failed transactions: (\d+)', out)
+    if failed and int(failed.group(1)):
+        raise RuntimeError(f'pgbench: failed transactions\n{out}')
+    return tps, txns
 
 
 def renice(postmaster_pids, nice):
@@ -162,3 +184,21 @@ class Node:
     def libpq_args(self, dbname=None):
         """-h/-p/-U/dbname for the server's client programs (pgbench, pg_basebackup)."""
         return ['-h', self.sockdir, '-p', str(self.port), '-U', 'postgres', dbname or self.dbname]
+
+
+def run_and_clean_up(bench, keep):
+    """Runs bench.main(), then stops its clusters (bench.stop_clusters()) and removes its
+    temporary directory (bench.tmp), unless the run failed or keep is set (then it says where
+    the data directories and server logs are). SIGTERM and SIGHUP end the run as ^C does."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda s, f: sys.exit(128 + s))
+    ok = False
+    try:
+        bench.main()
+        ok = True
+    finally:
+        bench.stop_clusters()
+        if ok and not keep:
+            shutil.rmtree(bench.tmp, ignore_errors=True)
+        else:
+            log(f'kept {bench.tmp} (data directories and server logs: *.log)')

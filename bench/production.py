@@ -33,8 +33,6 @@ import datetime
 import json
 import os
 import re
-import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -44,7 +42,7 @@ import time
 
 import pgnode
 from bench import DOC_FIELDS, Bench, doc_expressions
-from pgnode import free_ports, loadavg, log, run, sha256
+from pgnode import children_cpu_ms, free_ports, loadavg, log, run, sha256
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -131,12 +129,6 @@ SAMPLE_FIELDS = ['phase', 'kind', 'case', 'variant', 'round', 't', 'tps', 'lag_b
 def order_for(round_no, variants):
     """bench.py's alternation: the base order in odd rounds, reversed in even ones."""
     return list(variants) if round_no % 2 == 0 else list(reversed(variants))
-
-
-def children_cpu_ms(pid):
-    with open(f'/proc/{pid}/stat') as f:
-        fields = f.read().rsplit(')', 1)[1].split()
-    return (int(fields[13]) + int(fields[14])) * 1000.0 / os.sysconf('SC_CLK_TCK')
 
 
 class Production:
@@ -304,12 +296,7 @@ class Production:
         out = proc.stdout.read()
         if proc.wait() != 0:
             raise RuntimeError(f'pgbench failed ({proc.returncode}):\n{out}{"".join(errors)}')
-        tps = float(re.search(r'^tps = ([0-9.]+) \(without initial', out, re.M).group(1))
-        txns = int(re.search(r'number of transactions actually processed: (\d+)', out).group(1))
-        failed = re.search(r'number of failed transactions: (\d+)', out)
-        if failed and int(failed.group(1)):
-            raise RuntimeError(f'pgbench: failed transactions\n{out}')
-        return tps, txns
+        return pgnode.pgbench_result(out)
 
     def advise(self, kind, rows, source, storage):
         """The fillfactor a DBA following hotplus_advise() ends with, from PostgreSQL's default:
@@ -668,20 +655,7 @@ def main():
     if args.out is None:
         major = run([os.environ.get('PG_CONFIG', '/usr/lib/postgresql/15/bin/pg_config'), '--version'])
         args.out = os.path.join(HERE, 'results', f'production-pg{re.search(r"([0-9]+)", major).group(1)}')
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda s, f: sys.exit(128 + s))
-    b = Production(args)
-    ok = False
-    try:
-        b.main()
-        ok = True
-    finally:
-        b.stop_clusters()
-        if ok and not args.keep:
-            shutil.rmtree(b.tmp, ignore_errors=True)
-        else:
-            log(f'kept {b.tmp} (data directories and server logs: *.log)')
-
+    pgnode.run_and_clean_up(Production(args), args.keep)
 
 if __name__ == '__main__':
     main()

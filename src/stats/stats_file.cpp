@@ -57,6 +57,17 @@ read_file(std::vector<uint8_t> &bytes)
 	return message[0] == '\0';
 }
 
+// A new entry of a shared table for key, or nullptr at the bound (or out of shared memory).
+template <typename Entry>
+Entry *
+enter_within(HTAB *table, long bound, const StatKey &key)
+{
+	bool found;
+	return hash_get_num_entries(table) < bound
+			   ? static_cast<Entry *>(hash_search(table, &key, HASH_ENTER_NULL, &found))
+			   : nullptr;
+}
+
 // Puts the snapshot into the empty shared tables, within their bounds.
 void
 restore(const core::StatsSnapshot &snapshot)
@@ -65,11 +76,7 @@ restore(const core::StatsSnapshot &snapshot)
 	long dropped = 0;
 	for (const core::TableRecord &t : snapshot.tables)
 	{
-		const StatKey key{t.dbid, t.relid};
-		bool found;
-		auto *entry = hash_get_num_entries(saved.tables) < saved.max_tables
-						  ? static_cast<SharedTableEntry *>(hash_search(saved.tables, &key, HASH_ENTER_NULL, &found))
-						  : nullptr;
+		auto *entry = enter_within<SharedTableEntry>(saved.tables, saved.max_tables, StatKey{t.dbid, t.relid});
 		if (entry == nullptr)
 		{
 			dropped++;
@@ -82,11 +89,7 @@ restore(const core::StatsSnapshot &snapshot)
 	}
 	for (const core::IndexRecord &ix : snapshot.indexes)
 	{
-		const StatKey key{ix.dbid, ix.relid};
-		bool found;
-		auto *entry = hash_get_num_entries(saved.indexes) < saved.max_indexes
-						  ? static_cast<SharedIndexEntry *>(hash_search(saved.indexes, &key, HASH_ENTER_NULL, &found))
-						  : nullptr;
+		auto *entry = enter_within<SharedIndexEntry>(saved.indexes, saved.max_indexes, StatKey{ix.dbid, ix.relid});
 		if (entry == nullptr)
 			continue;
 		entry->id.table_relid = ix.table_relid;
