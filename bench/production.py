@@ -120,7 +120,7 @@ RUN_FIELDS = ['phase', 'kind', 'case', 'variant', 'am', 'round', 'position', 'tp
               'table_bytes_before', 'table_bytes_after', 'toast_bytes_before', 'toast_bytes_after',
               'index_bytes_before', 'index_bytes_after', 'autovacuum', 'autoanalyze',
               'others_autovacuum', 'others_autoanalyze',
-              'lag_bytes_median', 'lag_bytes_max', 'lag_s_median', 'lag_s_max', 'catchup_s',
+              'lag_bytes_median', 'lag_bytes_max', 'lag_s_median', 'lag_s_max', 'catchup_s', 'av_wait_s',
               'cpu_ms', 'loadavg1', 'started_at']
 SAMPLE_FIELDS = ['phase', 'kind', 'case', 'variant', 'round', 't', 'tps', 'lag_bytes', 'lag_s',
                  'table_bytes', 'toast_bytes', 'index_bytes', 'autovacuum', 'wal_bytes', 'wal_fpi']
@@ -418,8 +418,18 @@ class Production:
                 log(f'sampler: {e}')
         c.close()
 
+    def autovacuum_quiet(self, timeout=120):
+        """Until no autovacuum worker runs (at most timeout seconds): a run does not start in
+        the maintenance another table's run caused. Returns the seconds waited."""
+        t0 = time.time()
+        while time.time() - t0 < timeout and self.primary.v(
+                "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'"):
+            time.sleep(1)
+        return time.time() - t0
+
     def timed_run(self, t, script, rows, label, upd_per_txn=1, **kw):
         p = self.primary
+        av_wait = self.autovacuum_quiet()
         p.x('CHECKPOINT')
         catchup = self.wait_caught_up()
         before = self.snapshot(t)
@@ -444,6 +454,11 @@ class Production:
             time.sleep(0.3)
         cpu = children_cpu_ms(p.postmaster_pid) - cpu0
         wal = int(p.v('SELECT pg_wal_lsn_diff(%s, %s)', (after['lsn'], before['lsn'])))
+        # The ANALYZE this run made due, made now, outside every measurement: left to
+        # autovacuum it would hold back pruning (its snapshot) in whichever run comes next, and
+        # a table whose ANALYZE is slow (20 expression indexes over documents: heap's) would
+        # cost the HOT updates of the table that follows it in the order.
+        p.x(f'ANALYZE {t}')
         # the TPS series goes with the samples (the nearest sample at or after each report)
         for s, v in tps_series:
             series.append(dict(label, t=s, tps=v))
@@ -465,7 +480,8 @@ class Production:
                    lag_bytes_max=max(lags_b) if lags_b else '',
                    lag_s_median=f'{statistics.median(lags_s):.2f}' if lags_s else '',
                    lag_s_max=f'{max(lags_s):.2f}' if lags_s else '',
-                   catchup_s=f'{catchup:.1f}', cpu_ms=f'{cpu:.0f}', loadavg1=loadavg(), started_at=started)
+                   catchup_s=f'{catchup:.1f}', av_wait_s=f'{av_wait:.0f}', cpu_ms=f'{cpu:.0f}',
+                   loadavg1=loadavg(), started_at=started)
         self.runs_w.writerow({k: res.get(k, '') for k in RUN_FIELDS})
         self.runs_f.flush()
         for x in sorted(series, key=lambda x: x['t']):

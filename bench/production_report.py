@@ -193,8 +193,10 @@ def render(out):
          f"{meta.get('load_start')} at the start, {meta.get('load_end')} at the end.", '',
          'Settings (as the server reports them): ' + ', '.join(f'`{k}={v}`' for k, v in s.items()) + '.',
          f"A streaming standby {'attached (pg_basebackup, a physical slot, hot_standby)' if meta.get('standby') else 'NOT attached'}; "
-         f"{meta['clients']} pgbench clients (`-M prepared`); every run after a `CHECKPOINT` and the standby "
-         f"caught up; autovacuum on, nothing vacuumed by hand. Every table was loaded with non-durable settings "
+         f"{meta['clients']} pgbench clients (`-M prepared`); every run after any running autovacuum worker finished "
+         f"(at most 2 minutes), a `CHECKPOINT` and the standby caught up, and followed by an `ANALYZE` of its table "
+         f"(the one its updates made due, which autovacuum would have run in the next run and held back its "
+         f"pruning); autovacuum on, nothing vacuumed by hand. Every table was loaded with non-durable settings "
          f"(`wal_level = minimal`, `fsync = off`) before the restart with these.", '']
     # goals
     goals = []

@@ -24,6 +24,12 @@ and the tree's:
   dist version    the distribution's version is the extension's (the release tarball of
                   "make dist" is named after it)
   PostgreSQL      prereqs.runtime.requires names the PostgreSQL versions hotplus supports
+and the front door it ships with:
+  links           every relative link of README.md and doc/*.md names a file that exists,
+                  and its #anchor a heading of that file (GitHub's slugs)
+  README length   README.md has at most 200 lines
+  README figures  every figure README.md states (a number with a unit or a ratio: 3.09x,
+                  -74.4%, 36,108 TPS, 6.4 kB, 10 s) is stated in doc/*.md too, where its run is
 
 Prints each check ("ok" or "FAIL" with the reasons) and ends with "N passed, N failed";
 exits 1 if a check failed.
@@ -327,6 +333,75 @@ def check_postgresql(meta, root):
     return []
 
 
+# --- the front door (issue 50): README.md and the documents it links to ---------------------
+README_MAX_LINES = 200
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+# A figure: a number with a unit or a ratio ("3.09x", "-74.4%", "36,108 TPS", "6.4 kB", "10 s",
+# "32 minutes"). Versions, dates and settings' values have no unit and are not figures.
+FIGURE = re.compile(r"(?<![\w.\-+])[-+]?\d[\d,]*(?:\.\d+)?(?: ?(?:x|%|TPS|kB|MB|GB|ms|s|minutes|hours?)\b| ?x(?=\W))")
+
+
+def slug(heading):
+    """GitHub's anchor of a Markdown heading."""
+    text = re.sub(r"[`*_\[\]]", lambda m: "_" if m.group(0) == "_" else "", heading.strip().lower())
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors_of(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return {slug(m.group(1)) for m in re.finditer(r"^#{1,6} (.+)$", text, re.M)}
+
+
+def check_links(root):
+    """Every relative link (and #anchor) of README.md and doc/*.md resolves."""
+    problems = []
+    files = [os.path.join(root, "README.md")] + sorted(
+        os.path.join(root, "doc", n) for n in os.listdir(os.path.join(root, "doc")) if n.endswith(".md"))
+    for md in files:
+        with open(md, encoding="utf-8") as f:
+            text = re.sub(r"```.*?```", "", f.read(), flags=re.S)
+        for target in LINK.findall(text):
+            if re.match(r"^[a-z]+:", target):
+                continue
+            file_part, _, anchor = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(md), file_part)) if file_part else md
+            where = os.path.relpath(md, root)
+            if not os.path.exists(dest):
+                problems.append(f"{where}: link to {target}: no such file")
+            elif anchor and dest.endswith(".md") and anchor not in anchors_of(dest):
+                problems.append(f"{where}: link to {target}: no such heading")
+    return problems
+
+
+def normalized(text):
+    return re.sub(r"[\s,]", "", text)
+
+
+def readme_figures(root):
+    """The figures README.md states that no doc/*.md states too, and whether it is short."""
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    docs = ""
+    for n in sorted(os.listdir(os.path.join(root, "doc"))):
+        if n.endswith(".md"):
+            with open(os.path.join(root, "doc", n), encoding="utf-8") as f:
+                docs += normalized(f.read()) + "\n"
+    problems = []
+    for fig in sorted({m.group(0) for m in FIGURE.finditer(readme)}):
+        if normalized(fig) not in docs:
+            problems.append(f"README.md states {fig!r}, which no doc/*.md states")
+    return problems
+
+
+def check_readme_length(root):
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        n = len(f.read().splitlines())
+    return [] if n <= README_MAX_LINES else [f"README.md has {n} lines, more than {README_MAX_LINES}"]
+
+
 def main(argv):
     args = argv[1:]
     root = None
@@ -379,6 +454,10 @@ def main(argv):
     report("provided files exist", check_files(meta, root))
     report("version = the extension's version", check_dist_version(meta, root))
     report("prereqs: PostgreSQL >= 15", check_postgresql(meta, root))
+    if os.path.exists(os.path.join(root, "README.md")):
+        report("links of README.md and doc/ resolve", check_links(root))
+        report(f"README.md at most {README_MAX_LINES} lines", check_readme_length(root))
+        report("every figure of README.md is stated in doc/", readme_figures(root))
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
