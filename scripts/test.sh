@@ -266,7 +266,10 @@ pg_config_for() { # target -> pg_config path on stdout
 }
 
 core_done() { # the end of run_target: the server logs checked, the build removed
-	if bash scripts/server-log-problems.sh \
+	# t/010 kills a backend with SIGKILL to check the statistics after a crash: that one line
+	# of its own log is expected.
+	if HOTPLUS_EXPECTED_LOG='/010_stats_lifecycle_[a-z]*\.log:.*terminated by signal 9: Killed' \
+		bash scripts/server-log-problems.sh \
 		"$log_dir"/*.server.log $(find "$log_dir/tap" "$log_dir/citus" -name '*.log' 2>/dev/null); then
 		record server-log 0 1
 	else
