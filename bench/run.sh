@@ -11,7 +11,7 @@
 # then the production workload (bench/production.py --mode full: durable settings, tables 8x
 # shared_buffers, a standby, a 30-minute steady state; about 4 hours more).
 #   bash bench/run.sh --production [--quick|--full]    only the production workload (default
-#                                                      mode: about 2.5 hours)
+#                                                      mode: about 2 hours)
 # Extra options after the mode go to bench.py (see bench/bench.py --help), e.g. --rounds 3, or
 # with --production to bench/production.py.
 set -euo pipefail
