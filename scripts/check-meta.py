@@ -37,6 +37,7 @@ exits 1 if a check failed.
     python3 scripts/check-meta.py                 # META.json of the repository's root
     python3 scripts/check-meta.py FILE [--root DIR]
 """
+import functools
 import json
 import os
 import re
@@ -348,22 +349,32 @@ def slug(heading):
     return text.replace(" ", "-")
 
 
-def anchors_of(path):
+def without_code(text):
+    """Markdown text without its fenced code blocks (neither links nor headings there)."""
+    return re.sub(r"```.*?```", "", text, flags=re.S)
+
+
+def read(path):
     with open(path, encoding="utf-8") as f:
-        text = f.read()
-    text = re.sub(r"```.*?```", "", text, flags=re.S)
-    return {slug(m.group(1)) for m in re.finditer(r"^#{1,6} (.+)$", text, re.M)}
+        return f.read()
+
+
+def front_door(root):
+    """README.md and doc/*.md, the files the front door checks read."""
+    return [os.path.join(root, "README.md")] + sorted(
+        os.path.join(root, "doc", n) for n in os.listdir(os.path.join(root, "doc")) if n.endswith(".md"))
+
+
+@functools.lru_cache(maxsize=None)
+def anchors_of(path):
+    return {slug(m.group(1)) for m in re.finditer(r"^#{1,6} (.+)$", without_code(read(path)), re.M)}
 
 
 def check_links(root):
     """Every relative link (and #anchor) of README.md and doc/*.md resolves."""
     problems = []
-    files = [os.path.join(root, "README.md")] + sorted(
-        os.path.join(root, "doc", n) for n in os.listdir(os.path.join(root, "doc")) if n.endswith(".md"))
-    for md in files:
-        with open(md, encoding="utf-8") as f:
-            text = re.sub(r"```.*?```", "", f.read(), flags=re.S)
-        for target in LINK.findall(text):
+    for md in front_door(root):
+        for target in LINK.findall(without_code(read(md))):
             if re.match(r"^[a-z]+:", target):
                 continue
             file_part, _, anchor = target.partition("#")
@@ -381,24 +392,16 @@ def normalized(text):
 
 
 def readme_figures(root):
-    """The figures README.md states that no doc/*.md states too, and whether it is short."""
-    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
-        readme = f.read()
-    docs = ""
-    for n in sorted(os.listdir(os.path.join(root, "doc"))):
-        if n.endswith(".md"):
-            with open(os.path.join(root, "doc", n), encoding="utf-8") as f:
-                docs += normalized(f.read()) + "\n"
-    problems = []
-    for fig in sorted({m.group(0) for m in FIGURE.finditer(readme)}):
-        if normalized(fig) not in docs:
-            problems.append(f"README.md states {fig!r}, which no doc/*.md states")
-    return problems
+    """The figures README.md states that no doc/*.md states too."""
+    readme, *docs = front_door(root)
+    stated = "\n".join(normalized(read(d)) for d in docs)
+    return [f"README.md states {fig!r}, which no doc/*.md states"
+            for fig in sorted({m.group(0) for m in FIGURE.finditer(read(readme))})
+            if normalized(fig) not in stated]
 
 
 def check_readme_length(root):
-    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
-        n = len(f.read().splitlines())
+    n = len(read(os.path.join(root, "README.md")).splitlines())
     return [] if n <= README_MAX_LINES else [f"README.md has {n} lines, more than {README_MAX_LINES}"]
 
 
