@@ -44,8 +44,9 @@ extern "C" {
 #include "catalog/pg_type_d.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
-#include "executor/spi.h"
 #include "commands/tablecmds.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
@@ -150,6 +151,21 @@ is_citus_table_on_coordinator(Oid relid)
 	return result && !isnull;
 }
 
+// text with every % doubled: what format() turns back into text.
+const char *
+percent_doubled(const char *text)
+{
+	StringInfoData out;
+	initStringInfo(&out);
+	for (const char *c = text; *c != '\0'; c++)
+	{
+		if (*c == '%')
+			appendStringInfoChar(&out, '%');
+		appendStringInfoChar(&out, *c);
+	}
+	return out.data;
+}
+
 // Runs `function` (this very function, as the remote nodes know it) on every shard placement
 // of the distributed table relid, then on its shell table on every worker; errors with the
 // first node's message if any of them failed.
@@ -160,19 +176,21 @@ switch_citus_placements(Oid relid, Oid function_oid, const char *function)
 		get_namespace_name(get_func_namespace(function_oid)), function);
 	const char *qualified_table = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 															 get_rel_name(relid));
-	// run_command_on_placements puts each shard's qualified name where %s is; dollar
-	// quotes keep any name intact.
-	const char *on_shards = psprintf("SELECT %s($hotplus$%%s$hotplus$::pg_catalog.regclass)", qualified_function);
+	// run_command_on_placements makes each shard's command with format(command, shard name)
+	// (citus--8.0-1.sql): %L puts the name in as a literal, whatever it holds (a name may
+	// hold any quote, even a dollar quote). Any % of the function's own name is doubled, so
+	// format() reads it as text.
+	const char *on_shards = psprintf("SELECT %s(%%L::pg_catalog.regclass)", percent_doubled(qualified_function));
 	const char *on_shells =
 		psprintf("SELECT CASE WHEN pg_catalog.to_regclass(%s) IS NULL THEN 0 ELSE %s(%s::pg_catalog.regclass) END",
 				 quote_literal_cstr(qualified_table), qualified_function, quote_literal_cstr(qualified_table));
 	Oid argtypes[] = {REGCLASSOID, TEXTOID, TEXTOID};
 	Datum args[] = {ObjectIdGetDatum(relid), CStringGetTextDatum(on_shards), CStringGetTextDatum(on_shells)};
 	SPI_connect();
-	if (SPI_execute_with_args("SELECT format('%s:%s', nodename, nodeport), result"
+	if (SPI_execute_with_args("SELECT pg_catalog.format('%s:%s', nodename, nodeport), result"
 							  " FROM pg_catalog.run_command_on_placements($1, $2) WHERE NOT success"
 							  " UNION ALL "
-							  "SELECT format('%s:%s', nodename, nodeport), result"
+							  "SELECT pg_catalog.format('%s:%s', nodename, nodeport), result"
 							  " FROM pg_catalog.run_command_on_workers($3) WHERE NOT success",
 							  3, argtypes, args, nullptr, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not run %s() on Citus's nodes", function);

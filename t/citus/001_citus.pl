@@ -318,6 +318,40 @@ c(q{ALTER TABLE conv SET ACCESS METHOD hotheap});
 is(placement_ams('conv') . ' ' . shells('conv'), 'hotheap 4 hotheap,hotheap',
 	'ALTER TABLE SET ACCESS METHOD on a distributed table reaches every shard');
 isnt(filenodes('conv'), $nodes_before, '... by rewriting them (hotplus_convert does not)');
+
+# A table name is the tenant's to choose, and the superuser converts (as hotplus_advise()
+# advises): the name reaches every worker inside the command Citus runs there, and must stay a
+# name. This one closes a dollar quote and calls the tenant's operator, whose function raises
+# an error naming who ran it; the commands hotplus built before 1.6 ran it on every shard as the
+# superuser.
+my $hostile = 'x$hotplus$ OPERATOR(tenant.#)1)--';
+(my $hostile_ident = $hostile) =~ s/"/""/g;
+$hostile_ident = qq{public."$hostile_ident"};
+for my $node (@nodes)
+{
+	$node->safe_psql('postgres', q{
+SET citus.enable_ddl_propagation = off;
+CREATE ROLE tenant LOGIN;
+GRANT CREATE ON SCHEMA public TO tenant;
+CREATE SCHEMA tenant AUTHORIZATION tenant;
+SET ROLE tenant;
+CREATE FUNCTION tenant.hit(text, int) RETURNS regclass LANGUAGE plpgsql
+  AS $f$BEGIN RAISE EXCEPTION 'the tenant''s function ran as %', current_user; END$f$;
+CREATE OPERATOR tenant.# (LEFTARG = text, RIGHTARG = int, FUNCTION = tenant.hit);
+});
+}
+$coord->safe_psql('postgres', qq{
+SET ROLE tenant;
+CREATE TABLE $hostile_ident (id int PRIMARY KEY, doc jsonb) USING heap;
+SELECT create_distributed_table('$hostile_ident', 'id', shard_count := 2);
+});
+($ret, $out, $err) = $coord->psql('postgres', qq{SELECT hotplus_convert('$hostile_ident')});
+is($out . $err, '1', 'a table named to inject SQL converts as a name, on every shard');
+is(c(qq{SELECT string_agg(result, ',') FROM run_command_on_placements('$hostile_ident',
+	\$\$SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = %L::regclass\$\$)}),
+	'hotheap,hotheap', '... both of its shards');
+($ret, $out, $err) = $coord->psql('postgres', qq{SELECT hotplus_revert('$hostile_ident')});
+is($out . $err, '1', '... and reverts');
 check_workers('after conversions');
 
 # --- shard moves and rebalancing --------------------------------------------------------
