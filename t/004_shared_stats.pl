@@ -1,10 +1,11 @@
 # Statistics in shared mode (hotplus in shared_preload_libraries): counts from several
 # backends add up cluster-wide, survive the end of the sessions that made them, are bounded
-# by hotplus.max_tracked_tables, and hotplus_stat_reset() is refused to a plain user. The
+# by hotplus.max_tracked_tables with the least used entries making room (a role's tables
+# touched once keep no other table out), and hotplus_stat_reset() is refused to a plain user. The
 # entries of dropped tables and databases go, so churn does not fill the bound for good;
-# hotplus_stat_info() shows the bound and what it left uncounted; a superuser can reset
-# every database.
-# Design points: none (statistics)
+# hotplus_stat_info() shows the bound and what it evicted (every database's counts to
+# pg_read_all_stats only); a superuser can reset every database.
+# Design points: S3
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -60,17 +61,45 @@ like($err, qr/permission denied for function hotplus_stat_reset/, 'plain users c
 is($node->safe_psql('postgres', q{SELECT count(*) FROM hotplus_stat_tables}, extra_params => [ '-U', 'plain_user' ]),
 	'1', 'plain users can read the statistics');
 
-# Bounded: more tables than hotplus.max_tracked_tables are simply not tracked.
+# Bounded: at most hotplus.max_tracked_tables tables; beyond it the least used make room.
 $node->safe_psql('postgres', join('', map {
 	"CREATE TABLE b$_ (id int PRIMARY KEY, v int) USING hotheap; INSERT INTO b$_ VALUES (1, 1); UPDATE b$_ SET v = 2;\n"
 } 1 .. 30));
+# (the session's last counts arrive as its backend exits: waited for)
+ok($node->poll_query_until('postgres', q{SELECT evicted_tables >= 21 FROM hotplus_stat_info()}),
+	'31 tables in a bound of 10: at least 21 entries evicted to make room');
 my $tracked = $node->safe_psql('postgres', q{SELECT count(*) FROM hotplus_stat_tables});
 cmp_ok($tracked, '<=', 10, "at most hotplus.max_tracked_tables tables tracked ($tracked)");
+is($node->safe_psql('postgres', q{SELECT updates FROM hotplus_stat_tables WHERE relname = 's'}), $expected_updates,
+	'the table in use keeps its entry and its counts');
+is($node->safe_psql('postgres', q{SELECT format('%s %s %s %s', mode, max_tracked_tables, tracked_tables <= 10,
+	untracked_updates) FROM hotplus_stat_info()}),
+	'shared 10 t 0', 'hotplus_stat_info shows the mode and the bound; nothing went uncounted');
 
-my ($untracked) = $node->safe_psql('postgres', q{SELECT untracked_updates FROM hotplus_stat_info()});
-cmp_ok($untracked, '>', 0, "updates beyond the bound are shown as untracked ($untracked)");
-is($node->safe_psql('postgres', q{SELECT format('%s %s %s', mode, max_tracked_tables, tracked_tables <= 10) FROM hotplus_stat_info()}),
-	'shared 10 t', 'hotplus_stat_info shows the mode and the bound');
+# A role that fills the bound with tables it touches once keeps no one else's table out:
+# with s in use, plain_user's 40 tables, each updated once, then a superuser's new table.
+$node->safe_psql('postgres', 'SELECT hotplus_stat_reset(true)');
+$node->safe_psql('postgres', q{UPDATE s SET doc = jsonb_set(doc, '{b}', '5') WHERE id <= 200});
+$node->safe_psql('postgres', 'GRANT CREATE ON SCHEMA public TO plain_user');
+$node->safe_psql('postgres', join('', map {
+	"CREATE TABLE crowd$_ (v int) USING hotheap; INSERT INTO crowd$_ VALUES (1); UPDATE crowd$_ SET v = 2;\n"
+} 1 .. 40), extra_params => [ '-U', 'plain_user' ]);
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity WHERE usename = 'plain_user'}),
+	"the role's session is gone (its counts flushed)");
+$node->safe_psql('postgres', q{CREATE TABLE late (id int PRIMARY KEY, v int) USING hotheap;
+	INSERT INTO late SELECT g, 0 FROM generate_series(1, 5) g; UPDATE late SET v = 1;});
+ok($node->poll_query_until('postgres', q{SELECT string_agg(relname || ' ' || updates, ', ' ORDER BY relname)
+	FROM hotplus_stat_tables WHERE relname IN ('s', 'late')}, 'late 5, s 200'),
+	"a role's 40 tables touched once keep neither a table in use nor a later one out of the statistics");
+# The counts of every database are for pg_read_all_stats; this database's tracked tables for all.
+is($node->safe_psql('postgres', q{SELECT format('%s %s %s %s', tracked_tables IS NULL, untracked_updates IS NULL,
+	evicted_tables IS NULL, database_tracked_tables) FROM hotplus_stat_info()}, extra_params => [ '-U', 'plain_user' ]),
+	't t t 10', "a plain role sees its database's tracked tables, not every database's");
+$node->safe_psql('postgres', 'GRANT pg_read_all_stats TO plain_user');
+is($node->safe_psql('postgres', q{SELECT format('%s %s', tracked_tables, evicted_tables > 0) FROM hotplus_stat_info()},
+	extra_params => [ '-U', 'plain_user' ]), '10 t', '... and pg_read_all_stats every database\'s');
+$node->safe_psql('postgres', 'REVOKE pg_read_all_stats FROM plain_user');
+$node->safe_psql('postgres', join('', map { "DROP TABLE crowd$_;\n" } 1 .. 40) . 'DROP TABLE late;');
 
 $node->safe_psql('postgres', 'SELECT hotplus_stat_reset()');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM hotplus_stat_tables}), '0', 'reset clears the counts');
@@ -112,7 +141,7 @@ $node->safe_psql('postgres', q{GRANT EXECUTE ON FUNCTION hotplus_stat_reset(bool
 ($ret, $out, $err) = $node->psql('postgres', 'SELECT hotplus_stat_reset(true)', extra_params => [ '-U', 'plain_user' ]);
 like($err, qr/only superusers may reset the statistics of every database/, '... not even when granted the function');
 $node->safe_psql('postgres', 'SELECT hotplus_stat_reset(true)');
-is($node->safe_psql('postgres', q{SELECT tracked_tables || ' ' || untracked_updates FROM hotplus_stat_info()}), '0 0',
-	'a superuser resets every database, and the untracked count');
+is($node->safe_psql('postgres', q{SELECT tracked_tables || ' ' || untracked_updates || ' ' || evicted_tables FROM hotplus_stat_info()}),
+	'0 0 0', 'a superuser resets every database, and the untracked and evicted counts');
 
 done_testing();

@@ -3,8 +3,9 @@
 #   what it was after a clean restart, twice in a row;
 # - after a crash (a backend killed, so the postmaster reinitializes) or an immediate
 #   shutdown the counts start empty, as pg_stat_user_tables' do;
-# - a damaged statistics file, and one of another cluster, are ignored with a LOG line and
-#   the server starts;
+# - a damaged statistics file, one of another cluster, and one longer than the bound allows
+#   (refused before it is read) are ignored with a LOG line and the server starts; a file
+#   that cannot be renamed into place leaves no temporary file behind;
 # - counts arrive in batches: right after 300 one-row updates of a session that stays
 #   connected another session sees fewer, all of them within 15 s (the idle flush) or at
 #   once after hotplus_stat_flush();
@@ -135,6 +136,33 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM hotplus_stat_tables}), '0
 	'another cluster\'s statistics file is ignored');
 ok($node->log_contains(qr/hotplus: ignoring the statistics file pg_stat\/hotplus.stat: written by another cluster/, $offset),
 	'... with a LOG line');
+
+# A file longer than a file of hotplus.max_tracked_tables tables can be (1000: about 250 kB) is
+# refused before it is read whole: a damaged or planted file must not make the postmaster
+# allocate what it says.
+$node->stop;
+open($fh, '>', $file) or die;
+binmode $fh;
+print $fh $good . ("\0" x 400_000);
+close $fh;
+$offset = -s $node->logfile;
+$node->start;
+is($node->safe_psql('postgres', q{SELECT count(*) FROM hotplus_stat_tables}), '0',
+	'a statistics file longer than the bound allows is ignored');
+ok($node->log_contains(qr/hotplus: ignoring the statistics file pg_stat\/hotplus.stat: it is longer than a file of hotplus.max_tracked_tables tables can be/, $offset),
+	'... with a LOG line saying why');
+
+# When the file cannot take its name (here a directory stands in its place), the temporary
+# file does not stay behind.
+$node->safe_psql('postgres', q{UPDATE p SET v = v + 1 WHERE id = 1});
+mkdir($file) or die "mkdir: $!";
+open($fh, '>', "$file/keep") or die;
+close $fh;
+$node->stop;
+ok(!-e $node->data_dir . '/pg_stat/hotplus.stat.tmp', 'a failed rename leaves no temporary statistics file');
+unlink("$file/keep");
+rmdir($file) or die "rmdir: $!";
+$node->start;
 
 # Batches. A session that stays connected makes 300 one-row updates, each its own
 # transaction; its first transaction end flushes (nothing was flushed before), the others

@@ -117,6 +117,12 @@ encode_stats_file(const StatsSnapshot &snapshot, const StatsFileIdentity &identi
 	return out;
 }
 
+size_t
+largest_stats_file(const StatsFileIdentity &identity, uint64_t tables, uint64_t indexes)
+{
+	return kHeaderSize + tables * table_record_size(identity.table_counters) + indexes * kIndexRecordSize + 4;
+}
+
 DecodedStatsFile
 decode_stats_file(const std::vector<uint8_t> &bytes, const StatsFileIdentity &identity)
 {

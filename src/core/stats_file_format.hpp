@@ -20,6 +20,10 @@
 //  3. A file written by another cluster (system identifier), another server major, another
 //     format, or a hotplus with more counters per table than this one knows is rejected with
 //     a reason; one with fewer (an older hotplus) is accepted, the missing counters zero.
+//  4. No file this cluster's hotplus writes with `tables` and `indexes` entries at most is
+//     longer than largest_stats_file(identity, tables, indexes): the reader refuses a longer
+//     one before reading it whole (a damaged or planted file must not make the postmaster
+//     allocate what it says).
 #pragma once
 
 #ifdef POSTGRES_H
@@ -84,6 +88,10 @@ uint32_t crc32c(const uint8_t *data, size_t length, uint32_t crc = 0);
 
 // The file's bytes. Every table record must have identity.table_counters counters.
 std::vector<uint8_t> encode_stats_file(const StatsSnapshot &snapshot, const StatsFileIdentity &identity);
+
+// The length of the file of a snapshot with `tables` table and `indexes` index records
+// (invariant 4).
+size_t largest_stats_file(const StatsFileIdentity &identity, uint64_t tables, uint64_t indexes);
 
 struct DecodedStatsFile
 {

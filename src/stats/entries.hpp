@@ -70,24 +70,30 @@ struct IndexEntry
 // Shared entries: counters are atomics, so a flush into entries that exist takes the lock
 // only in shared mode (the table's shape cannot change under it) and adds without
 // exclusion, as pg_stat_statements does; inserting and removing entries takes it
-// exclusively.
+// exclusively. `usage` says which entries make room at the bound (core/stats_eviction.hpp):
+// a flush adds to it, an eviction round (lock held exclusively) decays it.
 struct SharedTableEntry
 {
 	StatKey key;
 	pg_atomic_uint64 counters[kTableCounters];
 	pg_atomic_uint64 check_time_ns;
+	pg_atomic_uint64 usage;
 };
 
 struct SharedIndexEntry
 {
 	IndexKey id;
 	pg_atomic_uint64 blocked_hot;
+	pg_atomic_uint64 usage;
 };
 
 struct SharedState
 {
 	LWLock *lock;
-	int64 untracked; // counts dropped because the hash tables were full
+	int64 untracked; // counts dropped because no entry could be made (out of shared memory)
+	// Entries removed to make room at the bound since the server started (1.6).
+	int64 evicted_tables;
+	int64 evicted_indexes;
 };
 
 } // namespace hotplus

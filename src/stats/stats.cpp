@@ -1,5 +1,7 @@
 #include <initializer_list>
 
+#include "core/stats_eviction.hpp"
+
 #include "stats/stats.hpp"
 
 #include "stats/entries.hpp"
@@ -10,6 +12,7 @@ extern "C" {
 #include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/objectaccess.h"
+#include "catalog/pg_authid_d.h"
 #include "catalog/pg_class_d.h"
 #include "catalog/pg_database_d.h"
 #include "catalog/pg_type_d.h"
@@ -18,6 +21,7 @@ extern "C" {
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
@@ -113,6 +117,7 @@ shmem_startup()
 	{
 		shared->lock = &(GetNamedLWLockTranche("hotplus"))->lock;
 		shared->untracked = 0;
+		shared->evicted_tables = shared->evicted_indexes = 0;
 	}
 	HASHCTL ctl;
 	ctl.keysize = sizeof(StatKey);
@@ -130,6 +135,13 @@ shmem_startup()
 	LWLockRelease(AddinShmemInitLock);
 }
 
+// The usage a flush of a table's local counts adds (core/stats_eviction.hpp).
+uint64
+usage_of(const TableEntry &local)
+{
+	return core::usage_of(local.counters[kUpdates] + local.counters[kReadScans]);
+}
+
 void
 add_into(SharedTableEntry *entry, const TableEntry &local)
 {
@@ -138,11 +150,51 @@ add_into(SharedTableEntry *entry, const TableEntry &local)
 			pg_atomic_fetch_add_u64(&entry->counters[i], local.counters[i]);
 	if (local.check_time_ns != 0)
 		pg_atomic_fetch_add_u64(&entry->check_time_ns, local.check_time_ns);
+	pg_atomic_fetch_add_u64(&entry->usage, usage_of(local));
+}
+
+// Removes the least used entries of a full shared table (lock held exclusively), as
+// pg_stat_statements' entry_dealloc() does: every entry's usage decays, and
+// core::eviction_count() of the least used go. Returns how many went.
+template <typename Entry>
+long
+evict_least_used(HTAB *table, long bound)
+{
+	const long n = hash_get_num_entries(table);
+	auto *candidates = static_cast<core::EvictionCandidate *>(palloc(Max(n, 1L) * sizeof(core::EvictionCandidate)));
+	long count = 0;
+	HASH_SEQ_STATUS status;
+	hash_seq_init(&status, table);
+	while (auto *entry = static_cast<Entry *>(hash_seq_search(&status)))
+		candidates[count++] = core::EvictionCandidate{pg_atomic_read_u64(&entry->usage), entry};
+	const long victims = core::select_victims(candidates, count, bound);
+	for (long i = 0; i < count; i++)
+		pg_atomic_write_u64(&static_cast<Entry *>(candidates[i].entry)->usage, candidates[i].usage);
+	// An entry's key is its first member: the entry is its own key.
+	for (long i = 0; i < victims; i++)
+		hash_search(table, candidates[i].entry, HASH_REMOVE, nullptr);
+	pfree(candidates);
+	return victims;
+}
+
+// A new entry of a shared table for key (lock held exclusively), the least used making room
+// at the bound; nullptr only when shared memory is exhausted. Its counters are the caller's to
+// set.
+template <typename Entry>
+Entry *
+enter_evicting(HTAB *table, long bound, const StatKey &key, int64 &evicted)
+{
+	// Shared dynahash tables are not bounded by their size hint (they grow into spare shared
+	// memory), so the bound is enforced here, as pg_stat_statements does.
+	if (hash_get_num_entries(table) >= bound)
+		evicted += evict_least_used<Entry>(table, bound);
+	bool found;
+	return static_cast<Entry *>(hash_search(table, &key, HASH_ENTER_NULL, &found));
 }
 
 // Adds the local entries whose shared entry exists (lock held in either mode); with
-// `create` (lock held exclusively), makes the missing ones first, within the bound.
-// Returns whether some were missing (not created). Flushed local entries are removed.
+// `create` (lock held exclusively), makes the missing ones first. Returns whether some were
+// missing (not created). Flushed local entries are removed.
 bool
 flush_entries(bool create)
 {
@@ -153,22 +205,22 @@ flush_entries(bool create)
 	{
 		bool found;
 		auto *entry = static_cast<SharedTableEntry *>(hash_search(shared_tables, &local->key, HASH_FIND, &found));
-		// Shared dynahash tables are not bounded by their size hint (they grow into spare
-		// shared memory), so the bound is enforced here, as pg_stat_statements does.
-		if (entry == nullptr && create && hash_get_num_entries(shared_tables) < max_tracked_tables)
+		if (entry == nullptr && !create)
 		{
-			entry = static_cast<SharedTableEntry *>(hash_search(shared_tables, &local->key, HASH_ENTER_NULL, &found));
+			missing = true;
+			continue;
+		}
+		if (entry == nullptr)
+		{
+			entry = enter_evicting<SharedTableEntry>(shared_tables, max_tracked_tables, local->key,
+													 shared->evicted_tables);
 			if (entry != nullptr)
 			{
 				for (auto &counter : entry->counters)
 					pg_atomic_init_u64(&counter, 0);
 				pg_atomic_init_u64(&entry->check_time_ns, 0);
+				pg_atomic_init_u64(&entry->usage, 0);
 			}
-		}
-		if (entry == nullptr && !create)
-		{
-			missing = true;
-			continue;
 		}
 		if (entry == nullptr)
 			shared->untracked += local->counters[kUpdates];
@@ -182,23 +234,27 @@ flush_entries(bool create)
 		bool found;
 		auto *entry =
 			static_cast<SharedIndexEntry *>(hash_search(shared_indexes, &local->id.key, HASH_FIND, &found));
-		if (entry == nullptr && create && hash_get_num_entries(shared_indexes) < 4 * max_tracked_tables)
-		{
-			entry = static_cast<SharedIndexEntry *>(
-				hash_search(shared_indexes, &local->id.key, HASH_ENTER_NULL, &found));
-			if (entry != nullptr)
-			{
-				entry->id.table_relid = local->id.table_relid;
-				pg_atomic_init_u64(&entry->blocked_hot, 0);
-			}
-		}
 		if (entry == nullptr && !create)
 		{
 			missing = true;
 			continue;
 		}
+		if (entry == nullptr)
+		{
+			entry = enter_evicting<SharedIndexEntry>(shared_indexes, 4L * max_tracked_tables, local->id.key,
+													 shared->evicted_indexes);
+			if (entry != nullptr)
+			{
+				entry->id.table_relid = local->id.table_relid;
+				pg_atomic_init_u64(&entry->blocked_hot, 0);
+				pg_atomic_init_u64(&entry->usage, 0);
+			}
+		}
 		if (entry != nullptr)
+		{
 			pg_atomic_fetch_add_u64(&entry->blocked_hot, local->blocked_hot);
+			pg_atomic_fetch_add_u64(&entry->usage, core::usage_of(local->blocked_hot));
+		}
 		hash_search(local_indexes, &local->id.key, HASH_REMOVE, nullptr);
 	}
 	return missing;
@@ -685,14 +741,18 @@ hotplus_stat_reset(PG_FUNCTION_ARGS)
 					hash_search(table, entry, HASH_REMOVE, nullptr);
 		}
 		if (all_databases)
-			shared->untracked = 0;
+			shared->untracked = shared->evicted_tables = shared->evicted_indexes = 0;
 		LWLockRelease(shared->lock);
 	}
 	PG_RETURN_VOID();
 }
 
-// The statistics' own state: mode, bound, how many tables are tracked (every database),
-// and how many updates went uncounted because the shared table was full.
+// The statistics' own state: mode, bound, how many tables are tracked, how many updates went
+// uncounted and how many entries were evicted to make room. In shared mode the counts of
+// every database (tracked_tables, untracked_updates, evicted_*) are shown only to roles with
+// the privileges of pg_read_all_stats, as pg_stat_statements shows other roles' queries;
+// everyone sees the current database's tracked tables (database_tracked_tables, 1.6). The
+// 1.2 to 1.5 definitions ask for the first four columns.
 PG_FUNCTION_INFO_V1(hotplus_stat_info);
 Datum
 hotplus_stat_info(PG_FUNCTION_ARGS)
@@ -701,23 +761,39 @@ hotplus_stat_info(PG_FUNCTION_ARGS)
 	TupleDesc desc;
 	if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "hotplus_stat_info: return type must be a row type");
-	Datum values[4];
-	bool nulls[4] = {};
-	values[0] = CStringGetTextDatum(shared_mode() ? "shared" : "backend");
+	enum { kMode, kMax, kTracked, kUntracked, kDatabaseTracked, kEvictedTables, kEvictedIndexes, kColumns };
+	Datum values[kColumns] = {};
+	bool nulls[kColumns] = {};
+	if (desc->natts > kColumns)
+		elog(ERROR, "hotplus_stat_info: the function is defined with more columns than this library returns");
+	values[kMode] = CStringGetTextDatum(shared_mode() ? "shared" : "backend");
+	values[kMax] = Int32GetDatum(max_tracked_tables);
 	if (shared_mode())
 	{
+		const bool sees_all = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
 		flush_now();
 		LWLockAcquire(shared->lock, LW_SHARED);
-		values[1] = Int32GetDatum(max_tracked_tables);
-		values[2] = Int64GetDatum(hash_get_num_entries(shared_tables));
-		values[3] = Int64GetDatum(shared->untracked);
+		int64 in_database = 0;
+		HASH_SEQ_STATUS status;
+		hash_seq_init(&status, shared_tables);
+		while (auto *entry = static_cast<SharedTableEntry *>(hash_seq_search(&status)))
+			in_database += entry->key.dbid == MyDatabaseId;
+		values[kDatabaseTracked] = Int64GetDatum(in_database);
+		values[kTracked] = Int64GetDatum(hash_get_num_entries(shared_tables));
+		values[kUntracked] = Int64GetDatum(shared->untracked);
+		values[kEvictedTables] = Int64GetDatum(shared->evicted_tables);
+		values[kEvictedIndexes] = Int64GetDatum(shared->evicted_indexes);
 		LWLockRelease(shared->lock);
+		for (int column : {kTracked, kUntracked, kEvictedTables, kEvictedIndexes})
+			nulls[column] = !sees_all;
 	}
 	else
 	{
-		values[1] = Int32GetDatum(max_tracked_tables);
-		values[2] = Int64GetDatum(local_tables != nullptr ? hash_get_num_entries(local_tables) : 0);
-		values[3] = Int64GetDatum(local_untracked);
+		// This backend's own counts: nothing of other roles' sessions.
+		const int64 tracked = local_tables != nullptr ? hash_get_num_entries(local_tables) : 0;
+		values[kTracked] = values[kDatabaseTracked] = Int64GetDatum(tracked);
+		values[kUntracked] = Int64GetDatum(local_untracked);
+		values[kEvictedTables] = values[kEvictedIndexes] = Int64GetDatum(0);
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }

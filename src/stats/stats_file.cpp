@@ -1,3 +1,4 @@
+#include "core/stats_eviction.hpp"
 #include "core/stats_file_format.hpp"
 
 #include "stats/stats_file.hpp"
@@ -36,7 +37,8 @@ note(const char *format, const char *detail)
 	snprintf(message, sizeof(message), format, detail);
 }
 
-// Reads the whole file; false (and nothing read) if it does not exist.
+// Reads the whole file, if it is no longer than the shared tables' bounds allow
+// (core::largest_stats_file); false (with a message unless there is none) otherwise.
 bool
 read_file(std::vector<uint8_t> &bytes)
 {
@@ -47,10 +49,19 @@ read_file(std::vector<uint8_t> &bytes)
 			note("hotplus: could not read the statistics file: %s", strerror(errno));
 		return false;
 	}
+	const size_t largest = core::largest_stats_file(identity, static_cast<uint64_t>(saved.max_tables),
+													 static_cast<uint64_t>(saved.max_indexes));
 	uint8_t buffer[65536];
 	size_t n;
-	while ((n = fread(buffer, 1, sizeof(buffer), file)) > 0)
-		bytes.insert(bytes.end(), buffer, buffer + n);
+	while (message[0] == '\0' && (n = fread(buffer, 1, sizeof(buffer), file)) > 0)
+	{
+		if (bytes.size() + n > largest)
+			note("hotplus: ignoring the statistics file pg_stat/hotplus.stat: %s",
+				 "it is longer than a file of hotplus.max_tracked_tables tables can be (damaged, or written "
+				 "with a larger hotplus.max_tracked_tables)");
+		else
+			bytes.insert(bytes.end(), buffer, buffer + n);
+	}
 	if (ferror(file))
 		note("hotplus: could not read the statistics file: %s", strerror(errno));
 	FreeFile(file);
@@ -86,6 +97,8 @@ restore(const core::StatsSnapshot &snapshot)
 		for (int i = 0; i < kTableCounters; i++)
 			pg_atomic_init_u64(&entry->counters[i], static_cast<uint64>(t.counters[i]));
 		pg_atomic_init_u64(&entry->check_time_ns, static_cast<uint64>(t.check_time_ns));
+		// the usage is not kept: what the counts say of it
+		pg_atomic_init_u64(&entry->usage, core::usage_of(t.counters[kUpdates] + t.counters[kReadScans]));
 	}
 	for (const core::IndexRecord &ix : snapshot.indexes)
 	{
@@ -94,6 +107,7 @@ restore(const core::StatsSnapshot &snapshot)
 			continue;
 		entry->id.table_relid = ix.table_relid;
 		pg_atomic_init_u64(&entry->blocked_hot, static_cast<uint64>(ix.blocked_hot));
+		pg_atomic_init_u64(&entry->usage, core::usage_of(ix.blocked_hot));
 	}
 	if (dropped > 0)
 		snprintf(message, sizeof(message),
@@ -196,8 +210,9 @@ save_at_exit(int code, Datum)
 	if (code != 0) // a crash: nothing is saved (and the next start discards what it finds)
 		return;
 	message[0] = '\0';
-	if (write_temp_file())
-		(void) durable_rename(kTempPath, kPath, LOG);
+	// durable_rename logs its own failure; the temporary file must not stay behind then.
+	if (write_temp_file() && durable_rename(kTempPath, kPath, LOG) != 0)
+		unlink(kTempPath);
 	if (message[0] != '\0')
 		ereport(LOG, (errmsg_internal("%s", message)));
 }

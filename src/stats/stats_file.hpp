@@ -4,8 +4,10 @@
 // server was shut down cleanly (pg_control says so: a crash or an immediate shutdown leaves
 // it in production, and the counts are discarded, as PostgreSQL discards its own statistics
 // there). The format is core/stats_file_format.hpp's; a file that is damaged, of another
-// cluster, of another server major or of a later hotplus is ignored with a LOG line, never
-// an error at start.
+// cluster, of another server major or of a later hotplus, or longer than a file of
+// hotplus.max_tracked_tables tables can be (refused before it is read whole), is ignored
+// with a LOG line, never an error at start. The entries' usage (core/stats_eviction.hpp) is
+// not kept: a restored entry's is what its counts say.
 #pragma once
 
 #include "stats/entries.hpp"

@@ -168,3 +168,27 @@ TEST_CASE("stats file: an earlier hotplus's file (fewer counters) reads with the
 	REQUIRE(d.snapshot.indexes == s.indexes);
 	REQUIRE(d.snapshot.untracked == s.untracked);
 }
+
+TEST_CASE("stats file: no file written within the bound is longer than largest_stats_file", "[stats_file]")
+{
+	std::mt19937_64 rng(4);
+	for (size_t tables : {0, 1, 10, 300})
+		for (size_t indexes : {0, 1, 40, 1200})
+		{
+			const StatsSnapshot s = random_snapshot(rng, kIdentity.table_counters, tables, indexes);
+			const size_t length = encode_stats_file(s, kIdentity).size();
+			// exactly as long at the bound, longer than a smaller bound allows
+			REQUIRE(length == largest_stats_file(kIdentity, tables, indexes));
+			if (tables > 0)
+				REQUIRE(length > largest_stats_file(kIdentity, tables - 1, indexes));
+			if (indexes > 0)
+				REQUIRE(length > largest_stats_file(kIdentity, tables, indexes - 1));
+			// an earlier hotplus's file (fewer counters) is shorter still
+			StatsSnapshot older = s;
+			for (TableRecord &t : older.tables)
+				t.counters.resize(kIdentity.table_counters - 3);
+			StatsFileIdentity earlier = kIdentity;
+			earlier.table_counters -= 3;
+			REQUIRE(encode_stats_file(older, earlier).size() <= largest_stats_file(kIdentity, tables, indexes));
+		}
+}
