@@ -40,8 +40,14 @@ SELECT s.relid,
 FROM @extschema@.hotplus_stat_tables_internal_next() s
 JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
 
+-- The privileges a DBA gave the function it replaces go with it (src/am/upgrade_privileges.cpp:
+-- copied without becoming the extension's own in pg_init_privs, as a GRANT here would).
+CREATE FUNCTION @extschema@.hotplus_take_privileges(pg_catalog.text, pg_catalog.text)
+RETURNS pg_catalog.void AS 'MODULE_PATHNAME', 'hotplus_take_privileges' LANGUAGE C STRICT;
+SELECT @extschema@.hotplus_take_privileges('hotplus_stat_tables_internal', 'hotplus_stat_tables_internal_next');
 DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
 ALTER FUNCTION @extschema@.hotplus_stat_tables_internal_next() RENAME TO hotplus_stat_tables_internal;
+DROP FUNCTION @extschema@.hotplus_take_privileges(pg_catalog.text, pg_catalog.text);
 
 COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
   'per hotheap table: how many updates were HOT and why, how many were not and why; how many scans the read path served';

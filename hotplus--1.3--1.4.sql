@@ -124,6 +124,11 @@ SELECT s.relid,
 FROM @extschema@.hotplus_stat_tables_internal_next() s
 JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
 
+-- The privileges a DBA gave the function it replaces go with it (src/am/upgrade_privileges.cpp:
+-- copied without becoming the extension's own in pg_init_privs, as a GRANT here would).
+CREATE FUNCTION @extschema@.hotplus_take_privileges(pg_catalog.text, pg_catalog.text)
+RETURNS pg_catalog.void AS 'MODULE_PATHNAME', 'hotplus_take_privileges' LANGUAGE C STRICT;
+SELECT @extschema@.hotplus_take_privileges('hotplus_stat_tables_internal', 'hotplus_stat_tables_internal_next');
 DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
 ALTER FUNCTION @extschema@.hotplus_stat_tables_internal_next() RENAME TO hotplus_stat_tables_internal;
 
@@ -435,8 +440,10 @@ $function$;
 CREATE OR REPLACE VIEW @extschema@.hotplus_stat_distributed_tables AS
 SELECT * FROM @extschema@.hotplus_distributed_stat_tables_next();
 
+SELECT @extschema@.hotplus_take_privileges('hotplus_distributed_stat_tables', 'hotplus_distributed_stat_tables_next');
 DROP FUNCTION @extschema@.hotplus_distributed_stat_tables();
 ALTER FUNCTION @extschema@.hotplus_distributed_stat_tables_next() RENAME TO hotplus_distributed_stat_tables;
+DROP FUNCTION @extschema@.hotplus_take_privileges(pg_catalog.text, pg_catalog.text);
 
 COMMENT ON FUNCTION @extschema@.hotplus_distributed_stat_tables() IS
   'per Citus distributed table: hotplus statistics summed over its shards on every node, and advice (no rows without Citus)';

@@ -35,7 +35,8 @@
 #   N: users' views, functions and grants kept
 #                        a user's objects on every statistics view of N (a view, and SQL,
 #                        PL/pgSQL and BEGIN ATOMIC functions reading every column; SELECT
-#                        revoked from PUBLIC and granted to a monitoring role:
+#                        revoked from PUBLIC and granted to a monitoring role, and EXECUTE
+#                        on the statistics functions too:
 #                        scripts/lib/kept-objects.sql) survive ALTER EXTENSION UPDATE: it
 #                        succeeds, and each object returns the rows it returned before (the
 #                        table and index views some), with the same privileges on the views
