@@ -53,6 +53,10 @@ define_settings()
 		"as much as evaluating every index expression on both row versions; a sample bounds "
 		"that cost while it keeps watching.",
 		&settings.verify_sample_rate, 1.0, 0.0, 1.0, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+#ifdef USE_ASSERT_CHECKING
+	// Decides wrongly on purpose: assert-enabled builds only, where the tests run it. A
+	// release build has no such setting (GRANT SET could hand it to a role; with
+	// verify_sample_rate < 1 its wrong decisions reach the indexes).
 	DefineCustomBoolVariable(
 		"hotplus.verify_selftest",
 		"Tests hotplus.verify: decides wrongly on purpose while hotplus.verify is on.",
@@ -62,6 +66,7 @@ define_settings()
 		"unchecked are written wrongly (throwaway tables only).",
 		&settings.verify_selftest, false, PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 		nullptr, nullptr, nullptr);
+#endif
 	DefineCustomBoolVariable(
 		"hotplus.check_selftest",
 		"Tests the update check's failure path: its decision throws on purpose.",
@@ -83,14 +88,14 @@ define_settings()
 		"Tests the read path's nodes where its cost model would leave them out.",
 		"With hotplus.read_path on, every scan whose columns could gain from selective "
 		"deformation gets a node, whatever the rows it will read.",
-		&settings.read_path_everywhere, false, PGC_USERSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+		&settings.read_path_everywhere, false, PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 		nullptr, nullptr, nullptr);
 	DefineCustomBoolVariable(
 		"hotplus.read_path_show_markers",
 		"Tests the read path's markers: EXPLAIN shows them.",
 		"EXPLAIN shows each shared detoast marker as a call naming its group, instead of the "
 		"column alone.",
-		&settings.read_path_show_markers, false, PGC_USERSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+		&settings.read_path_show_markers, false, PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 		nullptr, nullptr, nullptr);
 	DefineCustomIntVariable(
 		"hotplus.page_full_sample_every",
@@ -100,7 +105,7 @@ define_settings()
 		"or nonhot_index_changed; if no index changed, it adds this number minus 1 to "
 		"unchecked_hot_estimate. The others are counted in nonhot_page_full_unchecked. 1: "
 		"every one is decided, 0: none.",
-		&settings.page_full_sample_every, 16, 0, 1000000, PGC_USERSET,
+		&settings.page_full_sample_every, 16, 0, 1000000, PGC_SUSET,
 		GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, nullptr, nullptr, nullptr);
 }
 

@@ -1,6 +1,9 @@
-// hotplus's GUCs. All but the verifier's are user-settable (PGC_USERSET): per session, per
-// role, per database, or per transaction with SET LOCAL. The verifier's are superuser-only
-// (PGC_SUSET): a role must not switch off a check its administrator switched on.
+// hotplus's GUCs. The four a user tunes (enabled, check_expressions, reuse_toast, read_path)
+// are user-settable (PGC_USERSET): per session, per role, per database, or per transaction
+// with SET LOCAL. The verifier's are superuser-only (PGC_SUSET): a role must not switch off
+// a check its administrator switched on; so are the ones for tests (selftests,
+// read_path_everywhere, read_path_show_markers, page_full_sample_every), which no role should
+// set on a production server.
 #pragma once
 
 namespace hotplus {
@@ -25,9 +28,9 @@ struct Settings
 	// and 10 (PG18) times the check itself on 20 expression indexes (README "Performance"): a
 	// sample keeps the verifier on in production at a chosen cost.
 	double verify_sample_rate = 1.0;
-	// hotplus.verify_selftest: only while verify is on, decide wrongly on purpose (every
-	// checked update HOT, every same-sized varlena reused) so tests can show the verifier
-	// stops each wrong decision.
+	// hotplus.verify_selftest (assert-enabled builds only): only while verify is on, decide
+	// wrongly on purpose (every checked update HOT, every same-sized varlena reused) so tests
+	// can show the verifier stops each wrong decision.
 	bool verify_selftest = false;
 	// hotplus.check_selftest: the HOT decision throws a C++ exception on purpose, so tests
 	// can show it is caught, declined (heap decides) and counted as check_failures.

@@ -14,6 +14,7 @@ extern "C" {
 #include "access/relation.h"
 #include "catalog/pg_type_d.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/plannodes.h"
@@ -46,6 +47,7 @@ walk_uses(Node *node, UseWalk *walk)
 {
 	if (node == nullptr)
 		return false;
+	CHECK_FOR_INTERRUPTS(); // a query's size is its author's: the walk can be cancelled
 	if (IsA(node, Var))
 	{
 		auto *var = reinterpret_cast<Var *>(node);

@@ -172,6 +172,7 @@ find_references(Node *node, Find *f)
 {
 	if (node == nullptr)
 		return false;
+	CHECK_FOR_INTERRUPTS(); // a query's size is its author's: every walk can be cancelled
 	auto *walker = reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(find_references));
 	if (f->counting && hides_storage(node))
 	{
@@ -353,6 +354,7 @@ wrap_references(Node *node, Wrap *w)
 {
 	if (node == nullptr)
 		return nullptr;
+	CHECK_FOR_INTERRUPTS();
 	if (IsA(node, Var))
 		for (ListCell *cell = list_head(w->references); cell != nullptr; cell = lnext(w->references, cell))
 		{
@@ -403,6 +405,7 @@ place_shared_markers(PlannedStmt *stmt)
 	uint32 groups = 0;
 	for (ListCell *cell = list_head(references); cell != nullptr; cell = lnext(references, cell))
 	{
+		CHECK_FOR_INTERRUPTS(); // quadratic in the references, which the query's author chose
 		auto *reference = static_cast<Reference *>(lfirst(cell));
 		bool decided = false;
 		bool mark = false;

@@ -117,11 +117,16 @@ detoasted_value(RelationInfo *info, int side, AttrNumber att, Datum value)
 	return result;
 }
 
-// hotplus.verify_selftest: wrong on purpose, for the verifier to catch (settings.hpp).
+// hotplus.verify_selftest: wrong on purpose, for the verifier to catch (settings.hpp); the
+// setting exists in assert-enabled builds only, and release builds compile this to false.
 bool
 selftest_active()
 {
+#ifdef USE_ASSERT_CHECKING
 	return settings.verify && settings.verify_selftest;
+#else
+	return false;
+#endif
 }
 
 // D8b: a statement whose first kUnequalFetchesBeforeGivingUp fetched comparisons of a column
