@@ -26,7 +26,7 @@
 
 MODULE_big = hotplus
 EXTENSION  = hotplus
-DATA       = hotplus--1.0.sql hotplus--1.0--1.1.sql hotplus--1.1--1.2.sql hotplus--1.2--1.3.sql hotplus--1.3--1.4.sql hotplus--1.4--1.5.sql
+DATA       = hotplus--1.0.sql hotplus--1.0--1.1.sql hotplus--1.1--1.2.sql hotplus--1.2--1.3.sql hotplus--1.3--1.4.sql hotplus--1.4--1.5.sql hotplus--1.5--1.6.sql
 PGFILEDESC = "hotplus - HOT updates decided per index"
 
 # One folder per subsystem (src/README.md): the pure core, then the PostgreSQL-facing ones.

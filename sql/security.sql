@@ -1,5 +1,6 @@
 -- Security: no superuser needed to use hotheap tables; statistics readable by everyone,
--- reset restricted; the extension script is immune to a hostile search_path.
+-- reset restricted; the settings for tests the superuser's; the extension script is immune
+-- to a hostile search_path, and its advice to a schema name that needs quoting.
 -- Design points: none (privileges and the extension script)
 CREATE DATABASE hotplus_security;
 \c hotplus_security
@@ -33,7 +34,23 @@ CREATE TABLE app_plain (id int PRIMARY KEY, doc jsonb);
 SELECT hotplus_convert('app_plain');
 SELECT hotplus_revert('app_plain');
 SELECT hotplus_stat_reset();
+-- The settings for tests are the superuser's: each one changes what hotplus does for every
+-- query (a node everywhere, markers shown, the page-full sample).
+SET hotplus.read_path_everywhere = on;
+SET hotplus.read_path_show_markers = on;
+SET hotplus.page_full_sample_every = 1;
+SET hotplus.verify = off;
+-- The four a user tunes stay theirs.
+SET hotplus.enabled = off;
+SET hotplus.check_expressions = off;
+SET hotplus.reuse_toast = off;
+SET hotplus.read_path = off;
+RESET ALL;
 RESET ROLE;
+-- hotplus.verify_selftest, which writes wrong decisions on purpose, exists in assert-enabled
+-- builds only (where the tests use it); a release build has no such setting to grant.
+SELECT (current_setting('hotplus.verify_selftest', true) IS NOT NULL) = current_setting('debug_assertions')::bool
+       AS selftest_only_in_assert_builds;
 
 -- The hostile objects changed nothing: one row per table, real names.
 SET search_path = evil, pg_catalog, public;
@@ -45,3 +62,20 @@ SELECT hotplus_stat_reset();
 \c contrib_regression
 DROP DATABASE hotplus_security;
 DROP ROLE hotplus_app;
+
+-- A schema whose name needs quoting and holds a format() directive: the advice names it as
+-- SQL must, and its command runs as advised (1.5 and earlier spliced the name into format
+-- strings, the CVE-2023-39417 pattern).
+CREATE DATABASE hotplus_schema;
+\c hotplus_schema
+SET client_min_messages = warning;
+CREATE SCHEMA "Hot %L plus";
+CREATE EXTENSION hotplus SCHEMA "Hot %L plus";
+RESET client_min_messages;
+CREATE TABLE advised (id int PRIMARY KEY, doc jsonb);
+CREATE INDEX advised_a ON advised ((doc->>'a'));
+SELECT advice FROM "Hot %L plus".hotplus_advise() WHERE relid = 'advised'::regclass;
+SELECT substring(advice FROM 'SELECT .*$') FROM "Hot %L plus".hotplus_advise() WHERE relid = 'advised'::regclass \gexec
+SELECT access_method FROM "Hot %L plus".hotplus_advise() WHERE relid = 'advised'::regclass;
+\c contrib_regression
+DROP DATABASE hotplus_schema;
