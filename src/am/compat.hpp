@@ -280,12 +280,16 @@ compat_local_transaction_id()
 // CONCURRENTLY replaying a concurrent UPDATE into the new heap without logical decoding
 // information). hotheap passes it on to heap unchanged: it changes what is logged, not which
 // indexes change. Before 19 there are no options (0).
+// COMPAT_TUPLE_UPDATE_OPTIONS: the options a tuple_update callback declared with
+// COMPAT_TUPLE_UPDATE_OPTIONS_PARAM received (0 before 19).
 #if PG_VERSION_NUM >= 190000
 #define COMPAT_TUPLE_UPDATE_OPTIONS_PARAM , uint32 options
 #define COMPAT_TUPLE_UPDATE_OPTIONS_ARG(options) , (options)
+#define COMPAT_TUPLE_UPDATE_OPTIONS options
 #else
 #define COMPAT_TUPLE_UPDATE_OPTIONS_PARAM
 #define COMPAT_TUPLE_UPDATE_OPTIONS_ARG(options)
+#define COMPAT_TUPLE_UPDATE_OPTIONS 0u
 #endif
 
 // --- The planner hook -------------------------------------------------------------------------

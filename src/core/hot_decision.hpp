@@ -14,8 +14,9 @@
 // Otherwise it CHANGES. An index whose expressions or predicate read the whole row CHANGES
 // with every update, as heap counts it: the whole-row value depends on the row type, which
 // ADD/DROP COLUMN change without re-indexing, so equal values today do not mean the key the
-// index stores is today's. The update may be HOT iff no index that blocks HOT changes
-// (summarizing indexes, PG16+, never block HOT; they only need an entry for the new row).
+// index stores is today's. The update may be HOT iff no index changes. Summarizing indexes
+// (PG16+ BRIN) never block HOT and are heap's alone: the glue never describes them here
+// (src/README.md D6a).
 //
 // Probe calls may raise a PostgreSQL ERROR (longjmp). So nothing in this file that calls a
 // probe may own an object with a destructor in its stack frame; the shapes and the change
@@ -192,7 +193,6 @@ struct IndexShape
 	ColumnSet predicate_inputs;	  // every column the predicate reads
 	bool has_expressions = false;
 	bool has_predicate = false;
-	bool summarizing = false; // never blocks HOT (PG16+ BRIN); false on PG15
 	// An expression or the predicate reads the whole row: changed by every update, never
 	// evaluated (heap's HeapDetermineColumnsInfo counts attribute 0 as modified).
 	bool reads_whole_row = false;
@@ -209,7 +209,9 @@ enum class Side : std::uint8_t
 	New
 };
 
-// Why an index was found changed or unchanged; counted by the statistics.
+// Why an index was found changed or unchanged. An UpdateDecision keeps the blocking index's,
+// and which kinds of unchanged verdict it used (its used_* flags, from which the statistics
+// tell HOT by expression, by predicate and by image apart).
 enum class IndexVerdict : std::uint8_t
 {
 	UnchangedInputsSame,	   // (a), equal as stored: stock heap agrees
@@ -301,8 +303,7 @@ decide_index(int which, const IndexShape &index, const ColumnChanges &changes,
 // The decision for a whole update.
 struct UpdateDecision
 {
-	bool hot_allowed = true;		  // no HOT-blocking index changes
-	bool summarizing_changed = false; // a summarizing index needs an entry for the new row
+	bool hot_allowed = true;		  // no index changes
 	int blocking_index = -1;		  // the index found changing, if any
 	IndexVerdict blocking_verdict = IndexVerdict::UnchangedInputsSame;
 	bool used_expressions = false;	  // an index was found unchanged by evaluation (c)
@@ -322,7 +323,7 @@ block(UpdateDecision *d, int which, IndexVerdict v) noexcept
 
 // Records index `which`'s verdict v in *d. Returns false if it blocks HOT (then *d says so).
 inline bool
-record_verdict(UpdateDecision *d, int which, const IndexShape &index, IndexVerdict v) noexcept
+record_verdict(UpdateDecision *d, int which, IndexVerdict v) noexcept
 {
 	switch (v)
 	{
@@ -339,11 +340,6 @@ record_verdict(UpdateDecision *d, int which, const IndexShape &index, IndexVerdi
 			d->used_expressions = true;
 			return true;
 		default:
-			if (index.summarizing)
-			{
-				d->summarizing_changed = true;
-				return true;
-			}
 			block(d, which, v);
 			return false;
 	}
@@ -389,7 +385,7 @@ blocked_without_evaluation(const std::vector<IndexShape> &indexes, const ColumnC
 		}
 		if (result == Precheck::NeedsProbe)
 			prechecks->needs_probe++;
-		else if (!record_verdict(&prechecks->settled, i, indexes[i], v))
+		else if (!record_verdict(&prechecks->settled, i, v))
 		{
 			*decision = UpdateDecision{};
 			block(decision, i, v);
@@ -404,8 +400,8 @@ blocked_without_evaluation(const std::vector<IndexShape> &indexes, const ColumnC
 // impossible anyway, the new version not fitting on the page, and evaluates nothing then):
 enum class HotQuestion : std::uint8_t
 {
-	Settled,		   // nothing: every index that blocks HOT was decided by its precheck, none
-					   // changing; prechecks.settled is the answer (summarizing indexes aside)
+	Settled,		   // nothing: every index was decided by its precheck, none changing;
+					   // prechecks.settled is the answer
 	WithoutEvaluation, // decide_update() answers without calling the probe: every index that
 					   // needs one is declined (options.evaluate off, or not evaluable), and the
 					   // first of them blocks HOT
@@ -423,7 +419,7 @@ hot_question(const std::vector<IndexShape> &indexes, const Prechecks &prechecks,
 	bool declined = false;
 	for (int i = 0; i < n; i++)
 	{
-		if (prechecks.result[i] != Precheck::NeedsProbe || indexes[i].summarizing)
+		if (prechecks.result[i] != Precheck::NeedsProbe)
 			continue;
 		if (options.evaluate && indexes[i].evaluable)
 			return HotQuestion::NeedsEvaluation;
@@ -457,8 +453,6 @@ class StoredColumnBlockers
 				return;
 			}
 			max_column_ = std::max(max_column_, index.stored_columns.max());
-			if (index.summarizing)
-				continue;
 			if (index.reads_whole_row)
 			{
 				whole_row_blocker_ = i;
@@ -572,8 +566,6 @@ blocked_by_stored_columns(const std::vector<IndexShape> &indexes, const StoredCo
 	for (int i = 0; i < static_cast<int>(indexes.size()); i++)
 	{
 		const IndexShape &index = indexes[i];
-		if (index.summarizing)
-			continue;
 		const IndexVerdict v =
 			index.reads_whole_row ? IndexVerdict::ChangedWholeRow
 			: !index.has_predicate && changes.strongest(index.stored_columns) == ColumnChange::Changed
@@ -591,8 +583,7 @@ blocked_by_stored_columns(const std::vector<IndexShape> &indexes, const StoredCo
 
 // Decides cheapest first: every index that a stored column decides without evaluation,
 // before any predicate or expression is evaluated; then the others in order, stopping at
-// the first HOT-blocking change. Summarizing indexes are decided last, and only while HOT
-// is still possible (a non-HOT update gives every index an entry anyway).
+// the first change.
 // known: the prechecks of a blocked_without_evaluation() call on the same update that
 // returned false (nullptr: made here).
 template <typename Probe>
@@ -613,20 +604,14 @@ decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &chang
 	if (known->count == n && known->needs_probe == 0)
 		return known->settled; // every index decided without evaluation, none blocking
 
-	for (int pass = 0; pass < 2; pass++)
+	for (int i = 0; i < n; i++)
 	{
-		for (int i = 0; i < n; i++)
-		{
-			const IndexShape &index = indexes[i];
-			if (index.summarizing != (pass == 1))
-				continue;
-			IndexVerdict v = i >= known->count ? decide_index(i, index, changes, options, probe)
-							 : known->result[i] == Precheck::Decided
-								 ? known->verdict[i]
-								 : evaluate_index(i, index, changes, options, probe);
-			if (!record_verdict(&d, i, index, v))
-				return d;
-		}
+		const IndexShape &index = indexes[i];
+		IndexVerdict v = i >= known->count				  ? decide_index(i, index, changes, options, probe)
+						 : known->result[i] == Precheck::Decided ? known->verdict[i]
+																 : evaluate_index(i, index, changes, options, probe);
+		if (!record_verdict(&d, i, v))
+			return d;
 	}
 	return d;
 }
@@ -635,8 +620,8 @@ decide_update(const std::vector<IndexShape> &indexes, const ColumnChanges &chang
 // that cannot be HOT: it needs only one changed index, and the likely one, found changed,
 // settles it with nothing else compared or evaluated. `likely` is a guess (the glue's: the
 // index the previous update of the table by statements with the same target columns found
-// changed); any index, or -1, gives the same hot_allowed, summarizing_changed and used_*
-// flags as decide_update(); a wrong guess costs only its own decision. blocking_index is the
+// changed); any index, or -1, gives the same hot_allowed and used_* flags as
+// decide_update(); a wrong guess costs only its own decision. blocking_index is the
 // first index found changed: `likely` when it changes, else decide_update()'s.
 //
 // Some inputs may not be classified yet when this is called: the probe's complete_inputs()
@@ -657,7 +642,7 @@ decide_update_likely_first(const std::vector<IndexShape> &indexes, const ColumnC
 {
 	const int n = static_cast<int>(indexes.size());
 	UpdateDecision d;
-	if (likely < 0 || likely >= n || likely >= Prechecks::kCapacity || indexes[likely].summarizing)
+	if (likely < 0 || likely >= n || likely >= Prechecks::kCapacity)
 	{
 		probe.complete_inputs();
 		if (inputs != nullptr && inputs->settled_unchanged(changes, &d))
@@ -685,7 +670,7 @@ decide_update_likely_first(const std::vector<IndexShape> &indexes, const ColumnC
 		prechecks.result[likely] = Precheck::Decided;
 		prechecks.verdict[likely] = first;
 		prechecks.needs_probe--;
-		record_verdict(&prechecks.settled, likely, indexes[likely], first);
+		record_verdict(&prechecks.settled, likely, first);
 	}
 	return decide_update(indexes, changes, options, probe, &prechecks);
 }

@@ -30,6 +30,7 @@
 
 extern "C" {
 #include "nodes/bitmapset.h"
+#include "utils/rel.h"
 #include "utils/relcache.h"
 }
 
@@ -45,6 +46,15 @@ struct HotBlockingOverride
 static_assert(std::is_trivially_destructible_v<HotBlockingOverride>); // on frames an ERROR may unwind
 
 void hot_blocking_override_init();
+
+// Has the relcache compute rel's index bitmaps if they are not valid (invariant 2). Computing
+// them may accept invalidations: the caller checks what it knows of rel afterwards.
+inline void
+ensure_index_bitmaps(Relation rel)
+{
+	if (!compat_index_bitmaps_valid(rel))
+		bms_free(RelationGetIndexAttrBitmap(rel, kCompatHotBlockingKind));
+}
 
 // Installs the empty HOT-blocking set. Returns false (and installs nothing) if the
 // relcache's index bitmaps are not valid, or an override of rel is already active.

@@ -407,49 +407,33 @@ struct PrefixValue
 	uint32 end = 0;
 };
 
-// The value under key in the root object of doc, reading the root header, its entries, the
-// keys and that value's bytes, as jsonb lays them out (utils/jsonb.h: the entries of the
-// count keys, then of the count values; then the keys' bytes and the values' bytes, each
-// child ending where its entry's offset or length says), and finding the key by a binary
-// search over the keys, which are sorted (shorter first, then bytewise), as
-// getKeyJsonValueFromContainer() does. Asks the prefix for the entries, then for the keys,
-// then for the value: at most three slices, usually one.
-PrefixValue
-value_in_prefix(JsonbPrefix &doc, const char *key, uint32 key_len)
+// The root object of a document prefix, as jsonb lays it out (utils/jsonb.h): the entries of
+// the `count` keys, then of the `count` values; then the keys' bytes and the values' bytes
+// (from `base` on), each child ending where its entry's offset or length says.
+struct RootObject
 {
-	PrefixValue result;
-	uint32 header;
-	if (!doc.word(0, &header))
-		return result;
-	if ((header & JB_FOBJECT) == 0)
-	{
-		result.status = PrefixValue::Absent;
-		return result;
-	}
-	const uint32 count = header & JB_CMASK;
-	const uint64 base64 = sizeof(uint32) + uint64{2} * count * sizeof(JEntry);
-	if (base64 > PG_UINT32_MAX / 2 || !doc.ensure(static_cast<uint32>(base64)))
-		return result;
-	const uint32 base = static_cast<uint32>(base64);
-	auto entry = [&doc](uint32 child) {
-		JEntry e;
-		memcpy(&e, doc.at(sizeof(uint32) + child * sizeof(JEntry)), sizeof(JEntry));
-		return e;
-	};
-	// A child starts where the one before ends. For objects of up to kEndsOnStack pairs the
-	// keys' ends are found in one pass over their entries; otherwise, and for a value, as
-	// getJsonbOffset() does: summing lengths back to the nearest entry holding an offset (or
-	// to the last key, whose end is known).
-	constexpr uint32 kEndsOnStack = 64;
+	static constexpr uint32 kEndsOnStack = 64;
+	JsonbPrefix *doc;
+	uint32 count;
+	uint32 base;
+	uint32 keys_end; // where the last key's bytes end (read_root_object)
+	// For objects of up to kEndsOnStack pairs the keys' ends are found in one pass over their
+	// entries (read_root_object).
+	bool keys_known;
 	uint32 key_ends[kEndsOnStack];
-	const bool keys_known = count <= kEndsOnStack;
-	if (keys_known)
-		for (uint32 child = 0, offset = 0; child < count; child++)
-		{
-			const JEntry e = entry(child);
-			offset = key_ends[child] = JBE_HAS_OFF(e) ? JBE_OFFLENFLD(e) : offset + JBE_OFFLENFLD(e);
-		}
-	auto start_of = [&entry, &key_ends, keys_known, count](uint32 child) {
+
+	JEntry entry(uint32 child) const
+	{
+		JEntry e;
+		memcpy(&e, doc->at(sizeof(uint32) + child * sizeof(JEntry)), sizeof(JEntry));
+		return e;
+	}
+
+	// Where a child starts: where the one before ends. A key of a small object from its
+	// known end; otherwise, and for a value, as getJsonbOffset() does: summing lengths back
+	// to the nearest entry holding an offset (or to the last key, whose end is known).
+	uint32 start_of(uint32 child) const
+	{
 		if (keys_known && child <= count)
 			return child == 0 ? 0 : key_ends[child - 1];
 		uint32 offset = 0;
@@ -463,46 +447,92 @@ value_in_prefix(JsonbPrefix &doc, const char *key, uint32 key_len)
 				break;
 		}
 		return offset;
-	};
-	auto end_of = [&entry](uint32 child, uint32 start) {
+	}
+
+	uint32 end_of(uint32 child, uint32 start) const
+	{
 		const JEntry e = entry(child);
 		return JBE_HAS_OFF(e) ? JBE_OFFLENFLD(e) : start + JBE_OFFLENFLD(e);
-	};
-	if (count == 0)
+	}
+};
+static_assert(std::is_trivially_destructible_v<RootObject>); // ERRORs may unwind its frame
+
+// Reads the entries of doc's root object of count (> 0) pairs into *root, and every key's
+// bytes (there once the last key's are); false if the prefix cannot hold them.
+bool
+read_root_object(JsonbPrefix &doc, uint32 count, RootObject *root)
+{
+	const uint64 base64 = sizeof(uint32) + uint64{2} * count * sizeof(JEntry);
+	if (base64 > PG_UINT32_MAX / 2 || !doc.ensure(static_cast<uint32>(base64)))
+		return false;
+	root->doc = &doc;
+	root->count = count;
+	root->base = static_cast<uint32>(base64);
+	root->keys_known = count <= RootObject::kEndsOnStack;
+	if (root->keys_known)
+		for (uint32 child = 0, offset = 0; child < count; child++)
+		{
+			const JEntry e = root->entry(child);
+			offset = root->key_ends[child] = JBE_HAS_OFF(e) ? JBE_OFFLENFLD(e) : offset + JBE_OFFLENFLD(e);
+		}
+	const uint32 last_key_start = root->start_of(count - 1);
+	root->keys_end = root->end_of(count - 1, last_key_start);
+	return root->keys_end >= last_key_start && root->keys_end <= PG_UINT32_MAX / 2 &&
+		   doc.ensure(root->base + root->keys_end);
+}
+
+// The value of the pair whose key is at position `key`, read into the prefix.
+PrefixValue
+value_of_pair(const RootObject &root, uint32 key)
+{
+	PrefixValue result;
+	const uint32 child = root.count + key;
+	result.entry = root.entry(child);
+	result.start = root.start_of(child);
+	result.end = root.end_of(child, result.start);
+	// Numerics and containers start int-aligned, after padding counted in the length.
+	if (JBE_ISNUMERIC(result.entry) || JBE_ISCONTAINER(result.entry))
+		result.start = INTALIGN(result.start);
+	if (result.start > result.end || result.end > PG_UINT32_MAX / 2 || !root.doc->ensure(root.base + result.end))
+		return result;
+	result.start += root.base;
+	result.end += root.base;
+	result.status = PrefixValue::Found;
+	return result;
+}
+
+// The value under key in the root object of doc, reading the root header, its entries, the
+// keys and that value's bytes, and finding the key by a binary search over the keys, which
+// are sorted (shorter first, then bytewise), as getKeyJsonValueFromContainer() does. Asks
+// the prefix for the entries, then for the keys, then for the value: at most three slices,
+// usually one.
+PrefixValue
+value_in_prefix(JsonbPrefix &doc, const char *key, uint32 key_len)
+{
+	PrefixValue result;
+	uint32 header;
+	if (!doc.word(0, &header))
+		return result;
+	const uint32 count = header & JB_CMASK;
+	if ((header & JB_FOBJECT) == 0 || count == 0)
 	{
 		result.status = PrefixValue::Absent;
 		return result;
 	}
-	// Every key's bytes are there once the last key's are.
-	const uint32 last_key_start = start_of(count - 1);
-	const uint32 keys_end = end_of(count - 1, last_key_start);
-	if (keys_end < last_key_start || keys_end > PG_UINT32_MAX / 2 || !doc.ensure(base + keys_end))
+	RootObject root;
+	if (!read_root_object(doc, count, &root))
 		return result;
 	uint32 low = 0, high = count;
 	while (low < high)
 	{
 		const uint32 middle = low + (high - low) / 2;
-		const uint32 start = start_of(middle);
-		const uint32 end = end_of(middle, start);
-		if (end < start || end > keys_end)
+		const uint32 start = root.start_of(middle);
+		const uint32 end = root.end_of(middle, start);
+		if (end < start || end > root.keys_end)
 			return result;
-		const int c = compare_keys(doc.at(base + start), end - start, key, key_len);
+		const int c = compare_keys(doc.at(root.base + start), end - start, key, key_len);
 		if (c == 0)
-		{
-			const uint32 child = count + middle;
-			result.entry = entry(child);
-			result.start = start_of(child);
-			result.end = end_of(child, result.start);
-			// Numerics and containers start int-aligned, after padding counted in the length.
-			if (JBE_ISNUMERIC(result.entry) || JBE_ISCONTAINER(result.entry))
-				result.start = INTALIGN(result.start);
-			if (result.start > result.end || result.end > PG_UINT32_MAX / 2 || !doc.ensure(base + result.end))
-				return result;
-			result.start += base;
-			result.end += base;
-			result.status = PrefixValue::Found;
-			return result;
-		}
+			return value_of_pair(root, middle);
 		if (c < 0)
 			low = middle + 1;
 		else

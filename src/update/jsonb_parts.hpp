@@ -85,7 +85,7 @@ bool is_part_access(Node *expr, const JsonbPartRegistry *registry, int *part);
 
 // Whether the value under key is the same bytes in two detoasted jsonb datums (invariant 2):
 // compare_parts() for one part, by a binary search in each document, for an update that
-// needs only the parts of one index (hot_update.cpp: the likely index first).
+// needs only the parts of one index (part_changes.hpp: the likely index first).
 bool part_is_same(Datum old_value, Datum new_value, const text *key);
 
 } // namespace hotplus

@@ -100,9 +100,9 @@ destroy(RelationInfo *info)
 		last_relation_info = nullptr;
 	delete info->core;
 	info->core = nullptr;
-	if (info->old_slot != nullptr)
-		ExecDropSingleTupleTableSlot(info->old_slot);
-	for (auto *slot : info->eval_slot)
+	if (info->scratch.old_slot != nullptr)
+		ExecDropSingleTupleTableSlot(info->scratch.old_slot);
+	for (auto *slot : info->scratch.eval_slot)
 		if (slot != nullptr)
 			ExecDropSingleTupleTableSlot(slot);
 	if (info->estate != nullptr)
@@ -159,6 +159,73 @@ describe_columns(Relation rel, RelationInfo *info)
 	}
 }
 
+// What the evaluation needs of one index (IndexEvalInfo), from its IndexInfo.
+void
+describe_evaluation(Oid index_oid, const IndexInfo *ii, IndexEvalInfo *eval)
+{
+	eval->index_oid = index_oid;
+	eval->expressions = ii->ii_Expressions;
+	eval->predicate = ii->ii_Predicate;
+	eval->nexpressions = list_length(ii->ii_Expressions);
+	const int n = Max(eval->nexpressions, 1);
+	eval->expression_typlen = static_cast<int16 *>(palloc0(sizeof(int16) * n));
+	eval->expression_typbyval = static_cast<bool *>(palloc0(sizeof(bool) * n));
+	eval->expression_states = static_cast<ExprState **>(palloc0(sizeof(ExprState *) * n));
+	eval->expression_part = static_cast<int *>(palloc(sizeof(int) * n));
+	int k = 0;
+	ListCell *ec;
+	foreach (ec, ii->ii_Expressions)
+	{
+		get_typlenbyval(exprType(static_cast<Node *>(lfirst(ec))), &eval->expression_typlen[k],
+						&eval->expression_typbyval[k]);
+		k++;
+	}
+}
+
+// The facts of one index that is not summarizing: its stored columns, what its expressions
+// and predicate read (registering jsonb parts in info->parts), which of its expressions are
+// exactly a part, and its flags.
+int
+gather_one_index(Relation index, RelationInfo *info, IndexEvalInfo *eval, IndexFacts *f)
+{
+	IndexInfo *ii = BuildIndexInfo(index);
+	describe_evaluation(RelationGetRelid(index), ii, eval);
+	f->stored = static_cast<AttrNumber *>(palloc0(sizeof(AttrNumber) * Max(ii->ii_NumIndexAttrs, 1)));
+	for (int col = 0; col < ii->ii_NumIndexAttrs; col++)
+	{
+		AttrNumber att = ii->ii_IndexAttrNumbers[col];
+		if (att > 0)
+			f->stored[f->nstored++] = att;
+	}
+	collect_inputs(reinterpret_cast<Node *>(ii->ii_Expressions), &f->expression_inputs, &f->expression_parts,
+				   &info->parts);
+	collect_inputs(reinterpret_cast<Node *>(ii->ii_Predicate), &f->predicate_inputs, &f->predicate_parts,
+				   &info->parts);
+	int k = 0;
+	ListCell *ec;
+	foreach (ec, ii->ii_Expressions)
+	{
+		int part;
+		eval->expression_part[k++] = is_part_access(static_cast<Node *>(lfirst(ec)), &info->parts, &part) ? part : -1;
+	}
+	// An index that CREATE INDEX CONCURRENTLY has not made ready (or left behind when it
+	// failed) gets no inserts, so heap never evaluates it, and its expressions may fail on
+	// rows it was never built for: decide it from its inputs (columns and jsonb fields,
+	// compared as bytes), evaluating nothing. An entry that still takes a ready index for
+	// not ready only declines more; indisready is only cleared together with indislive
+	// (index_concurrently_set_dead), which takes the index out of the relation's index
+	// list, so the entry no longer matches it (invariant 2).
+	const bool ready = index->rd_index->indisready;
+	// The planner-prepared expressions, as FormIndexDatum evaluates them: a whole-row
+	// reference that inlining removed (a SQL function reading one field of its row
+	// argument) does not make the key depend on the row type (D12).
+	constexpr int kWholeRow = 0 - FirstLowInvalidHeapAttributeNumber;
+	const bool whole_row =
+		bms_is_member(kWholeRow, f->expression_inputs) || bms_is_member(kWholeRow, f->predicate_inputs);
+	return (ii->ii_Expressions != NIL ? kHasExpressions : 0) | (ii->ii_Predicate != NIL ? kHasPredicate : 0) |
+		   (ready ? 0 : kNotReady) | (whole_row ? kReadsWholeRow : 0);
+}
+
 // The plain C facts of every non-summarizing index, read from the catalogs (may
 // ERROR: no C++ object here). Sets info->nindexes to their number.
 void
@@ -182,71 +249,13 @@ gather_index_facts(Relation rel, RelationInfo *info, IndexFacts **facts_out, int
 		// PG16+: summarizing indexes (BRIN) never block HOT, and heap_update() reports
 		// TU_Summarizing from its own comparison of their columns, which the override leaves
 		// in place (hot_blocking_override.hpp): they are not part of hotplus's decision.
-		if (compat_index_is_summarizing(index))
+		if (!compat_index_is_summarizing(index))
 		{
-			index_close(index, AccessShareLock);
-			continue;
+			flags[i] = gather_one_index(index, info, &info->indexes[i], &facts[i]);
+			info->any_evaluation |= (flags[i] & (kHasExpressions | kHasPredicate)) != 0;
+			i++;
 		}
-		IndexInfo *ii = BuildIndexInfo(index);
-		IndexEvalInfo *eval = &info->indexes[i];
-		IndexFacts *f = &facts[i];
-
-		eval->index_oid = index_oid;
-		eval->expressions = ii->ii_Expressions;
-		eval->predicate = ii->ii_Predicate;
-		eval->nexpressions = list_length(ii->ii_Expressions);
-		eval->expression_typlen = static_cast<int16 *>(palloc0(sizeof(int16) * Max(eval->nexpressions, 1)));
-		eval->expression_typbyval = static_cast<bool *>(palloc0(sizeof(bool) * Max(eval->nexpressions, 1)));
-		eval->expression_states = static_cast<ExprState **>(palloc0(sizeof(ExprState *) * Max(eval->nexpressions, 1)));
-		int k = 0;
-		ListCell *ec;
-		foreach (ec, ii->ii_Expressions)
-		{
-			get_typlenbyval(exprType(static_cast<Node *>(lfirst(ec))), &eval->expression_typlen[k],
-							&eval->expression_typbyval[k]);
-			k++;
-		}
-
-		f->stored = static_cast<AttrNumber *>(palloc0(sizeof(AttrNumber) * Max(ii->ii_NumIndexAttrs, 1)));
-		for (int col = 0; col < ii->ii_NumIndexAttrs; col++)
-		{
-			AttrNumber att = ii->ii_IndexAttrNumbers[col];
-			if (att > 0)
-				f->stored[f->nstored++] = att;
-		}
-		// An index that CREATE INDEX CONCURRENTLY has not made ready (or left behind when it
-		// failed) gets no inserts, so heap never evaluates it, and its expressions may fail on
-		// rows it was never built for: decide it from its inputs (columns and jsonb fields,
-		// compared as bytes), evaluating nothing. An entry that still takes a ready index for
-		// not ready only declines more; indisready is only cleared together with indislive
-		// (index_concurrently_set_dead), which takes the index out of the relation's index
-		// list, so the entry no longer matches it (invariant 2).
-		const bool ready = index->rd_index->indisready;
-		collect_inputs(reinterpret_cast<Node *>(ii->ii_Expressions), &f->expression_inputs,
-					   &f->expression_parts, &info->parts);
-		collect_inputs(reinterpret_cast<Node *>(ii->ii_Predicate), &f->predicate_inputs,
-					   &f->predicate_parts, &info->parts);
-		eval->expression_part = static_cast<int *>(palloc(sizeof(int) * Max(eval->nexpressions, 1)));
-		k = 0;
-		foreach (ec, ii->ii_Expressions)
-		{
-			int part;
-			eval->expression_part[k++] =
-				is_part_access(static_cast<Node *>(lfirst(ec)), &info->parts, &part) ? part : -1;
-		}
-		// The planner-prepared expressions, as FormIndexDatum evaluates them: a whole-row
-		// reference that inlining removed (a SQL function reading one field of its row
-		// argument) does not make the key depend on the row type (D12).
-		constexpr int kWholeRow = 0 - FirstLowInvalidHeapAttributeNumber;
-		const bool whole_row =
-			bms_is_member(kWholeRow, f->expression_inputs) || bms_is_member(kWholeRow, f->predicate_inputs);
-		flags[i] = (ii->ii_Expressions != NIL ? kHasExpressions : 0) |
-				   (ii->ii_Predicate != NIL ? kHasPredicate : 0) | (ready ? 0 : kNotReady) |
-				   (whole_row ? kReadsWholeRow : 0);
-		info->any_evaluation |= (flags[i] & (kHasExpressions | kHasPredicate)) != 0;
-
 		index_close(index, AccessShareLock);
-		i++;
 	}
 	info->nindexes = i;
 	order_parts(&info->parts);
@@ -354,9 +363,10 @@ make_update_state(RelationInfo *info)
 	info->estate = CreateExecutorState();
 	// The private copy of the descriptor: slots pin a reference-counted descriptor in the
 	// current resource owner, which would outlive the transaction here.
-	info->old_slot = MakeSingleTupleTableSlot(desc, &TTSOpsBufferHeapTuple);
-	info->eval_slot[0] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
-	info->eval_slot[1] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	UpdateScratch &scratch = info->scratch;
+	scratch.old_slot = MakeSingleTupleTableSlot(desc, &TTSOpsBufferHeapTuple);
+	scratch.eval_slot[0] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	scratch.eval_slot[1] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 
 	info->max_expression_input = 0;
 	for (int att = 1; att <= natts; att++)
@@ -364,10 +374,12 @@ make_update_state(RelationInfo *info)
 			info->max_expression_input = att;
 	for (int side = 0; side < 2; side++)
 	{
-		info->detoasted[side] = static_cast<Datum *>(palloc0(sizeof(Datum) * (natts + 1)));
-		info->is_detoasted[side] = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
+		scratch.detoasted[side] = static_cast<Datum *>(palloc0(sizeof(Datum) * (natts + 1)));
+		scratch.is_detoasted[side] = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
 	}
-	info->part_state = static_cast<uint8 *>(palloc0(Max(info->parts.nparts, 1)));
+	scratch.old_extended = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
+	scratch.part_state = static_cast<uint8 *>(palloc0(Max(info->parts.nparts, 1)));
+	scratch.reused = static_cast<AttrNumber *>(palloc0(sizeof(AttrNumber) * Max(info->ncompared, 1)));
 	info->statement = PG_UINT64_MAX;
 	info->statement_compared = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
 }

@@ -61,12 +61,33 @@ struct ColumnFacts
 	bool toastable;
 	bool index_input;
 	bool expression_input; // read by some expression or predicate
-	// Per update: the old stored datum goes into the new version. Written for every column
-	// of statement_compared before it is read, read for no other.
-	bool reuse;
 	// Per statement: how many of its values the statement had to fetch or decompress to
-	// compare, all found different; -1 once one was equal (hot_update.cpp, D8b).
+	// compare, all found different; -1 once one was equal (row_change.hpp invariant 2, D8b).
 	int unequal_fetches;
+};
+
+// The buffers one update works in (update_state.hpp), made once for the relation's shape:
+// per update, every field is written before it is read, or cleared by the check's cleanup
+// (hot_update.cpp, end_check()).
+struct UpdateScratch
+{
+	TupleTableSlot *old_slot;	  // buffer heap slot holding the old version when read from the TID
+	TupleTableSlot *eval_slot[2]; // virtual slots with detoasted expression inputs, per side
+	bool eval_slot_filled[2];
+	// Each varlena column's value detoasted once per side (version_values.hpp).
+	Datum *detoasted[2];   // [natts + 1]
+	bool *is_detoasted[2]; // [natts + 1]
+	bool any_detoasted[2]; // some is_detoasted[side] entry is set
+	// The columns of which the update met an old value stored compressed or out of line, for
+	// the read path (am/stored_form.hpp), told when the update is done (hot_update.cpp).
+	bool *old_extended; // [natts + 1]
+	bool any_old_extended;
+	// What is known of each jsonb part of a changed column (part_changes.hpp, PartState);
+	// reset at the start of every checked update.
+	uint8 *part_state; // [nparts]
+	// The columns whose old stored datum goes into the new version (row_change.hpp), the
+	// first UpdateState::toast_reused of them.
+	AttrNumber *reused; // [ncompared]
 };
 
 // The fields every update reads come first, so that a one-row statement (whose parse and
@@ -91,7 +112,7 @@ struct RelationInfo
 	TupleTableSlot *statement_conflict_slot;
 	bool statement_leaves_to_heap; // it changes no column of skip_unless_targeted
 	// It changes no column of decision_inputs: only toastable columns no index reads, whose
-	// reuse is all it can gain (hot_update.cpp, reuse_cannot_gain()).
+	// reuse is all it can gain (update_gate.cpp, reuse_cannot_gain()).
 	bool statement_reuse_only;
 	// The targets the statement facts were derived from (learned_known false: not known,
 	// every compared column may change); a copy in the entry's context. learned: any were
@@ -117,9 +138,6 @@ struct RelationInfo
 	// jsonb fields read through -> / ->> (jsonb_parts.hpp). Part i is the core's column
 	// number natts + 1 + i.
 	JsonbPartRegistry parts;
-	// Per update, per part of a changed column: what is known of its values so far
-	// (hot_update.cpp, PartState); reset at the start of every checked update.
-	uint8 *part_state; // [nparts]
 
 	// Columns (attribute numbers, ascending) whose old and new values are compared:
 	// the inputs of every index, and every toastable column.
@@ -144,17 +162,9 @@ struct RelationInfo
 	// refuse HOT where no index input differs.
 	bool stock_blocks_more;
 
-	// Evaluation machinery, created once.
+	// Evaluation machinery, created once: expressions run in the per-tuple memory of estate.
 	EState *estate;
-	TupleTableSlot *old_slot;		 // buffer heap slot holding the old version
-	TupleTableSlot *eval_slot[2];	 // virtual slots with detoasted expression inputs
-	bool eval_slot_filled[2];
-
-	// Shared detoasting (per update, per side): a column's value detoasted once, in the
-	// per-tuple memory of `estate`, serves the image comparison and every expression.
-	Datum *detoasted[2];	 // [natts + 1]
-	bool *is_detoasted[2];	 // [natts + 1]
-	bool any_detoasted[2];	 // some is_detoasted[side] entry is set
+	UpdateScratch scratch;
 
 	core_bridge::CoreState *core;
 

@@ -9,7 +9,7 @@
 // worker) see no frame: for them the running transaction is the scope of what is "once per
 // statement" (statement_serial()). An update that C code makes directly (an extension's
 // simple_table_tuple_update()) under some statement's frame is not that statement's: the
-// caller tells it apart by its slot (hot_update.cpp, learn_statement()).
+// caller tells it apart by its slot (update_gate.hpp invariant 2).
 //
 // Invariants:
 //  1. The frame stack only ever holds frames of live C stack frames (PG_FINALLY pops).
@@ -58,7 +58,7 @@ statement_serial()
 
 // What the innermost running statement does to one relation, from its executor state, in
 // the statement's memory (valid while it runs). The caller keeps what it learns for the
-// rest of the statement (hot_update.cpp, learn_statement()).
+// rest of the statement (update_gate.cpp, learn_statement()).
 struct StatementRelation
 {
 	// The columns it may change (its target columns plus the stored generated columns that

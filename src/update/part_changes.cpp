@@ -1,0 +1,137 @@
+#include "update/part_changes.hpp"
+
+#include "update/jsonb_parts.hpp"
+#include "update/version_values.hpp"
+#include "am/settings.hpp"
+
+namespace hotplus {
+
+namespace {
+
+// Calls visit(input, part) for every part index `which` reads (its expression and predicate
+// inputs beyond the table's columns); stops at the first visit that returns true.
+template <typename Visit>
+bool
+any_part_of_index(const RelationInfo *info, int which, Visit visit)
+{
+	const core::IndexShape &shape = info->core->indexes[which];
+	for (const core::ColumnSet *inputs : {&shape.expression_inputs, &shape.predicate_inputs})
+		for (core::ColumnNumber input : *inputs)
+			if (input > info->natts && visit(input, input - info->natts - 1))
+				return true;
+	return false;
+}
+
+// Whether the parts of column `column`, which `change` says changed, can be found Same: both
+// versions hold a document, and hotplus.check_expressions is on (invariant 2).
+bool
+parts_comparable(const UpdateState *s, AttrNumber column, core::ColumnChange change)
+{
+	return change == core::ColumnChange::Changed && settings.check_expressions &&
+		   !s->old_slot->tts_isnull[column - 1] && !s->args.slot->tts_isnull[column - 1];
+}
+
+// Whether part p's values are proved to differ, reading each document only up to that field
+// (part_difference: a compressed or out-of-line old document is decompressed or fetched as a
+// prefix). The column's stored values differ and neither is NULL.
+bool
+part_proved_different(UpdateState *s, int p)
+{
+	RelationInfo *info = s->info;
+	UpdateScratch &scratch = info->scratch;
+	uint8 &state = scratch.part_state[p];
+	if (state == kPartUnknown)
+	{
+		const JsonbPart &part = info->parts.parts[p];
+		const Datum old_value = s->old_slot->tts_values[part.column - 1];
+		Datum old_in_full = 0;
+		const PartDifference d = part_difference(
+			as_read_so_far(scratch, kOld, part.column, old_value),
+			as_read_so_far(scratch, kNew, part.column, s->args.slot->tts_values[part.column - 1]), part.key,
+			&old_in_full);
+		state = d == PartDifference::DiffersAsScalars ? kPartChangedAsScalars
+				: d == PartDifference::Differs		  ? kPartChanged
+													  : kPartNoProof;
+		if (!in_line_uncompressed(old_value) && !scratch.is_detoasted[kOld][part.column])
+		{
+			note_old_extended(scratch, part.column); // read from a prefix
+			if (old_in_full != 0) // read to its end: what detoasted_value() would make
+				remember_detoasted(scratch, kOld, part.column, old_in_full);
+		}
+	}
+	return state == kPartChanged || state == kPartChangedAsScalars;
+}
+
+} // namespace
+
+bool
+guessed_part_differs(UpdateState *s, AttrNumber att)
+{
+	if (s->guess < 0)
+		return false;
+	return any_part_of_index(s->info, s->guess, [s, att](core::ColumnNumber, int p) {
+		return s->info->parts.parts[p].column == att && part_proved_different(s, p);
+	});
+}
+
+void
+classify_parts(UpdateState *s)
+{
+	RelationInfo *info = s->info;
+	core::ColumnChanges &changes = info->core->changes;
+	const JsonbPartRegistry &registry = info->parts;
+	constexpr int kOnStack = 64;
+	bool same_on_stack[kOnStack];
+	for (int first = 0, end; first < registry.nparts; first = end)
+	{
+		const AttrNumber column = registry.parts[registry.by_column[first]].column;
+		for (end = first + 1; end < registry.nparts && registry.parts[registry.by_column[end]].column == column; end++)
+			;
+		const int n = end - first;
+		const core::ColumnChange change = changes.get(column);
+		bool *same = nullptr;
+		if (parts_comparable(s, column, change))
+		{
+			same = n <= kOnStack ? same_on_stack : static_cast<bool *>(palloc(sizeof(bool) * n));
+			compare_parts(detoasted_value(info, kOld, column, s->old_slot->tts_values[column - 1]),
+						  detoasted_value(info, kNew, column, s->args.slot->tts_values[column - 1]), &registry,
+						  first, n, same);
+		}
+		for (int k = 0; k < n; k++)
+		{
+			const bool kept = same != nullptr && same[k];
+			s->by_parts |= kept;
+			changes.set(info->natts + 1 + registry.by_column[first + k], kept ? core::ColumnChange::Same : change);
+		}
+	}
+	s->parts_complete = true;
+}
+
+void
+classify_index_parts(UpdateState *s, int which)
+{
+	RelationInfo *info = s->info;
+	core::ColumnChanges &changes = info->core->changes;
+	any_part_of_index(info, which, [s, info, &changes](core::ColumnNumber input, int p) {
+		const JsonbPart &part = info->parts.parts[p];
+		const AttrNumber column = part.column;
+		const core::ColumnChange change = changes.get(column);
+		uint8 &state = info->scratch.part_state[p];
+		bool kept = false;
+		if (parts_comparable(s, column, change) && !part_proved_different(s, p))
+		{
+			if (state == kPartNoProof)
+				state = part_is_same(detoasted_value(info, kOld, column, s->old_slot->tts_values[column - 1]),
+									 detoasted_value(info, kNew, column, s->args.slot->tts_values[column - 1]),
+									 part.key)
+							? kPartSame
+							: kPartChanged;
+			kept = state == kPartSame;
+		}
+		s->by_parts |= kept;
+		changes.set(input, kept ? core::ColumnChange::Same : change);
+		return false;
+	});
+}
+
+} // namespace hotplus

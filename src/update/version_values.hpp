@@ -1,0 +1,72 @@
+// The values of an update's two versions, each varlena column detoasted (decompressed,
+// fetched) at most once per version and update: the comparison of the row change, the jsonb
+// parts and every expression of the decision read the same copy.
+//
+// Invariants:
+//  1. A detoasted copy lives in the per-tuple memory of the entry's EState, and the caches
+//     (UpdateScratch) are cleared with it by the check's cleanup (hot_update.cpp).
+//  2. A copy of the new side points into memory of the new version as materialized in its
+//     slot: nothing may read it once the final form is stored (hand_over.hpp).
+//  3. Every old value met compressed or out of line is noted (UpdateScratch::old_extended),
+//     for the read path once the update is done (hot_update.cpp).
+#pragma once
+
+#include "update/update_state.hpp"
+
+extern "C" {
+#include "access/detoast.h"
+}
+
+namespace hotplus {
+
+inline bool
+in_line_uncompressed(Datum value)
+{
+	auto *ptr = reinterpret_cast<struct varlena *>(DatumGetPointer(value));
+	return !VARATT_IS_EXTERNAL(ptr) && !VARATT_IS_COMPRESSED(ptr);
+}
+
+// Notes that column att's old value was stored compressed or out of line (invariant 3).
+inline void
+note_old_extended(UpdateScratch &scratch, AttrNumber att)
+{
+	scratch.old_extended[att] = true;
+	scratch.any_old_extended = true;
+}
+
+// Keeps `detoasted` as the value of column att on `side` for the rest of the update.
+inline void
+remember_detoasted(UpdateScratch &scratch, int side, AttrNumber att, Datum detoasted)
+{
+	scratch.detoasted[side][att] = detoasted;
+	scratch.is_detoasted[side][att] = true;
+	scratch.any_detoasted[side] = true;
+}
+
+// The value as it is, or as detoasted already in this update (then nothing is read again).
+inline Datum
+as_read_so_far(const UpdateScratch &scratch, int side, AttrNumber att, Datum value)
+{
+	return scratch.is_detoasted[side][att] ? scratch.detoasted[side][att] : value;
+}
+
+// The value of a varlena column detoasted at most once per version and update, in the
+// current (per-tuple) memory. Short and plain in-line values are returned as they are.
+inline Datum
+detoasted_value(RelationInfo *info, int side, AttrNumber att, Datum value)
+{
+	UpdateScratch &scratch = info->scratch;
+	if (scratch.is_detoasted[side][att])
+		return scratch.detoasted[side][att];
+	Datum result = value;
+	if (!in_line_uncompressed(value))
+	{
+		result = PointerGetDatum(detoast_attr(reinterpret_cast<struct varlena *>(DatumGetPointer(value))));
+		if (side == kOld)
+			note_old_extended(scratch, att);
+	}
+	remember_detoasted(scratch, side, att, result);
+	return result;
+}
+
+} // namespace hotplus
