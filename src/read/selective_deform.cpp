@@ -96,24 +96,12 @@ finish(const SelectiveDeform *deform, TupleTableSlot *slot, uint32 offset)
 	compat_set_deform_resume_point(reinterpret_cast<HeapTupleTableSlot *>(slot), offset);
 }
 
-} // namespace
-
-bool
-selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted)
+// Each column's length, alignment and fixed offset, up to `last`. Offsets are fixed up to
+// and including the first variable-length column (if it needs no padding): the same rule
+// heap's deformer uses to fill attcacheoff.
+void
+describe_offsets(SelectiveDeform *deform, TupleDesc desc, int last)
 {
-	if (wanted == NIL)
-		return false;
-	const int first = linitial_int(wanted) - 1;
-	const int last = llast_int(wanted) - 1;
-	if (first < 0 || last >= desc->natts)
-		return false;
-	deform->first_wanted = first;
-	deform->last_wanted = last;
-	// One more entry: a sentinel whose next_wanted ends the walk over wanted columns.
-	deform->columns = static_cast<DeformColumn *>(palloc0(sizeof(DeformColumn) * (last + 2)));
-
-	// Offsets are fixed up to and including the first variable-length column (if it needs
-	// no padding): the same rule heap's deformer uses to fill attcacheoff.
 	uint32 offset = 0;
 	bool fixed = true;
 	for (int i = 0; i <= last; ++i)
@@ -124,43 +112,28 @@ selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted)
 		column.attbyval = att->attbyval;
 		column.alignby = alignment_of(att->attalign);
 		column.fixed_offset = -1;
-		if (fixed)
+		if (!fixed)
+			continue;
+		if (att->attlen > 0)
 		{
-			if (att->attlen > 0)
-			{
-				offset = align_to(offset, column.alignby);
+			offset = align_to(offset, column.alignby);
+			column.fixed_offset = static_cast<int32>(offset);
+			offset += att->attlen;
+		}
+		else
+		{
+			if (att->attlen == -1 && align_to(offset, column.alignby) == offset)
 				column.fixed_offset = static_cast<int32>(offset);
-				offset += att->attlen;
-			}
-			else
-			{
-				if (att->attlen == -1 && align_to(offset, column.alignby) == offset)
-					column.fixed_offset = static_cast<int32>(offset);
-				fixed = false;
-			}
+			fixed = false;
 		}
 	}
-	deform->nwanted = list_length(wanted);
-	deform->wanted = static_cast<int16 *>(palloc(sizeof(int16) * deform->nwanted));
-	deform->all_fixed = true;
-	for (ListCell *cell = list_head(wanted); cell != nullptr; cell = lnext(wanted, cell))
-	{
-		const int i = lfirst_int(cell) - 1;
-		deform->columns[i].wanted = true;
-		deform->wanted[list_cell_number(wanted, cell)] = static_cast<int16>(i);
-		deform->all_fixed &= deform->columns[i].fixed_offset >= 0;
-	}
+}
 
-	int next = last + 1;
-	deform->columns[last + 1].next_wanted = static_cast<int16>(next);
-	for (int i = last; i >= 0; --i)
-	{
-		if (deform->columns[i].wanted)
-			next = i;
-		deform->columns[i].next_wanted = static_cast<int16>(next);
-	}
-	// Runs of fixed-width columns: a column starts a new run after a variable-length column
-	// or when its alignment does not divide the run's first column's.
+// Runs of fixed-width columns up to `last`: a column starts a new run after a
+// variable-length column or when its alignment does not divide the run's first column's.
+void
+describe_runs(SelectiveDeform *deform, int last)
+{
 	int run_start = -1;
 	uint32 run_length = 0;
 	for (int i = 0; i <= last; ++i)
@@ -189,6 +162,45 @@ selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted)
 		const bool run_goes_on = i < last && deform->columns[i + 1].attlen > 0 && deform->columns[i + 1].run_offset != 0;
 		column.run_last = run_goes_on ? deform->columns[i + 1].run_last : static_cast<int16>(i);
 	}
+}
+
+} // namespace
+
+bool
+selective_deform_init(SelectiveDeform *deform, TupleDesc desc, List *wanted)
+{
+	if (wanted == NIL)
+		return false;
+	const int first = linitial_int(wanted) - 1;
+	const int last = llast_int(wanted) - 1;
+	if (first < 0 || last >= desc->natts)
+		return false;
+	deform->first_wanted = first;
+	deform->last_wanted = last;
+	// One more entry: a sentinel whose next_wanted ends the walk over wanted columns.
+	deform->columns = static_cast<DeformColumn *>(palloc0(sizeof(DeformColumn) * (last + 2)));
+	describe_offsets(deform, desc, last);
+
+	deform->nwanted = list_length(wanted);
+	deform->wanted = static_cast<int16 *>(palloc(sizeof(int16) * deform->nwanted));
+	deform->all_fixed = true;
+	for (ListCell *cell = list_head(wanted); cell != nullptr; cell = lnext(wanted, cell))
+	{
+		const int i = lfirst_int(cell) - 1;
+		deform->columns[i].wanted = true;
+		deform->wanted[list_cell_number(wanted, cell)] = static_cast<int16>(i);
+		deform->all_fixed &= deform->columns[i].fixed_offset >= 0;
+	}
+	int next = last + 1;
+	deform->columns[last + 1].next_wanted = static_cast<int16>(next);
+	for (int i = last; i >= 0; --i)
+	{
+		if (deform->columns[i].wanted)
+			next = i;
+		deform->columns[i].next_wanted = static_cast<int16>(next);
+	}
+	describe_runs(deform, last);
+
 	deform->previous_tuple = 0;
 	deform->pages_prefetched = false;
 	deform->prefetch_end = kDataWithoutNulls;
@@ -212,6 +224,10 @@ selective_deform_prefetch_page(const SelectiveDeform *deform, Page page, const O
 	}
 }
 
+// One function over 100 lines on purpose: the per-row loop of every scan the read path
+// serves, whose branches share the walk's state (the offset, the column, the null bitmap),
+// kept in one frame (src/README.md D14c: selective deformation saves about 29 instructions
+// per row and column skipped, which calls per row would eat into).
 void
 selective_deform(SelectiveDeform *deform, TupleTableSlot *slot)
 {
