@@ -16,6 +16,7 @@
 extern "C" {
 #include "utils/hsearch.h"
 #include "utils/inval.h"
+#include "utils/memutils.h"
 }
 
 namespace hotplus {
@@ -43,6 +44,51 @@ visit_invalidated(HTAB *cache, Oid relid, Visit visit)
 	hash_seq_init(&status, cache);
 	while (auto *entry = static_cast<Entry *>(hash_seq_search(&status)))
 		visit(entry);
+}
+
+// A per-relation cache: a dynahash in CacheMemoryContext keyed by relid, whose slots point to
+// entries (with a `bool valid`) that a relcache invalidation of their relation marks invalid,
+// never frees (an entry may be in use): the next look-up revalidates or rebuilds it.
+template <typename Entry>
+struct RelidCacheSlot
+{
+	Oid relid; // hash key
+	Entry *entry;
+};
+
+template <typename Entry>
+HTAB *
+make_relid_cache(const char *name, long size)
+{
+	HASHCTL ctl;
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(RelidCacheSlot<Entry>);
+	ctl.hcxt = CacheMemoryContext;
+	return hash_create(name, size, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+// The slot of relid, made empty if there was none.
+template <typename Entry>
+RelidCacheSlot<Entry> *
+relid_cache_slot(HTAB *cache, Oid relid)
+{
+	bool found;
+	auto *slot = static_cast<RelidCacheSlot<Entry> *>(hash_search(cache, &relid, HASH_ENTER, &found));
+	if (!found)
+		slot->entry = nullptr;
+	return slot;
+}
+
+// The relcache callback's part for one such cache: the entry of relid (every entry, for
+// InvalidOid) is marked invalid.
+template <typename Entry>
+void
+mark_invalidated(HTAB *cache, Oid relid)
+{
+	visit_invalidated<RelidCacheSlot<Entry>>(cache, relid, [](RelidCacheSlot<Entry> *slot) {
+		if (slot->entry != nullptr)
+			slot->entry->valid = false;
+	});
 }
 
 } // namespace hotplus

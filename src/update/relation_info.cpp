@@ -29,22 +29,14 @@ namespace hotplus {
 
 namespace {
 
-struct CacheEntry
-{
-	Oid relid; // hash key
-	RelationInfo *info;
-};
+using CacheEntry = RelidCacheSlot<RelationInfo>;
 
 HTAB *cache = nullptr;
 
 void
 invalidate(Datum, Oid relid)
 {
-	// Marked, not freed: it may be in use; the next look-up rebuilds it.
-	visit_invalidated<CacheEntry>(cache, relid, [](CacheEntry *entry) {
-		if (entry->info != nullptr)
-			entry->info->valid = false;
-	});
+	mark_invalidated<RelationInfo>(cache, relid);
 }
 
 // Bits of an index's flags, gathered with its facts.
@@ -387,18 +379,10 @@ make_update_state(RelationInfo *info)
 RelationInfo *
 build_unguarded(Relation rel, RelationInfo **building)
 {
-	MemoryContext context = AllocSetContextCreate(CacheMemoryContext, "hotplus relation info",
-												  ALLOCSET_SMALL_SIZES);
-	MemoryContextCopyAndSetIdentifier(context, RelationGetRelationName(rel));
-	MemoryContext old = MemoryContextSwitchTo(context);
-
-	RelationInfo *info = static_cast<RelationInfo *>(palloc0(sizeof(RelationInfo)));
-	info->relid = RelationGetRelid(rel);
-	info->context = context;
+	MemoryContext old;
+	RelationInfo *info = start_entry<RelationInfo>(
+		rel, AllocSetContextCreate(CacheMemoryContext, "hotplus relation info", ALLOCSET_SMALL_SIZES), &old); // invariant 2
 	*building = info;
-	// Valid from before the catalogs are read: an invalidation while reading them clears it
-	// (invariant 2), and the caller then revalidates or declines.
-	info->valid = true;
 
 	// The phases, in order; each reads only what the ones before it filled in.
 	describe_columns(rel, info);
@@ -426,11 +410,11 @@ sweep_invalid_entries(Oid keep)
 	hash_seq_init(&status, cache);
 	while (auto *entry = static_cast<CacheEntry *>(hash_seq_search(&status)))
 	{
-		if (entry->relid == keep || entry->info == nullptr)
+		if (entry->relid == keep || entry->entry == nullptr)
 			continue;
-		if (entry->info->valid || entry->info->in_use > 0)
+		if (entry->entry->valid || entry->entry->in_use > 0)
 			continue;
-		RelationInfo *stale = entry->info;
+		RelationInfo *stale = entry->entry;
 		Oid relid = entry->relid;
 		hash_search(cache, &relid, HASH_REMOVE, nullptr); // allowed during a seq scan
 		destroy(stale);
@@ -442,11 +426,7 @@ sweep_invalid_entries(Oid keep)
 void
 relation_info_init()
 {
-	HASHCTL ctl;
-	ctl.keysize = sizeof(Oid);
-	ctl.entrysize = sizeof(CacheEntry);
-	ctl.hcxt = CacheMemoryContext;
-	cache = hash_create("hotplus relation info", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	cache = make_relid_cache<RelationInfo>("hotplus relation info", 64);
 	add_relcache_callback(invalidate);
 }
 
@@ -458,21 +438,17 @@ RelationInfo *
 relation_info_lookup(Relation rel)
 {
 	Oid relid = RelationGetRelid(rel);
-	bool found;
-	auto *entry = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_ENTER, &found));
-	if (!found)
-		entry->info = nullptr;
-
-	if (entry->info != nullptr && entry->info->valid)
-		return last_relation_info = entry->info;
-	if (entry->info != nullptr)
+	CacheEntry *entry = relid_cache_slot<RelationInfo>(cache, relid);
+	if (entry->entry != nullptr && entry->entry->valid)
+		return last_relation_info = entry->entry;
+	if (entry->entry != nullptr)
 	{
-		if (entry->info->in_use > 0)
+		if (entry->entry->in_use > 0)
 			return nullptr; // invariant 3: still used by an outer update
-		if (relation_info_revalidate(entry->info, rel))
-			return last_relation_info = entry->info;
-		RelationInfo *stale = entry->info;
-		entry->info = nullptr;
+		if (relation_info_revalidate(entry->entry, rel))
+			return last_relation_info = entry->entry;
+		RelationInfo *stale = entry->entry;
+		entry->entry = nullptr;
 		destroy(stale);
 	}
 
@@ -481,7 +457,7 @@ relation_info_lookup(Relation rel)
 	// build() may have accepted invalidations; the entry may have moved in the hash table
 	// only if it was removed, which nothing does, so it is still ours.
 	entry = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_FIND, nullptr));
-	entry->info = info;
+	entry->entry = info;
 	if (!relation_info_revalidate(info, rel))
 		return nullptr;
 	return last_relation_info = info;

@@ -61,22 +61,14 @@ struct VerifierEntry
 	bool *detoast; // [natts + 1], by attribute number
 };
 
-struct CacheEntry
-{
-	Oid relid; // hash key
-	VerifierEntry *entry;
-};
+using CacheEntry = RelidCacheSlot<VerifierEntry>;
 
 HTAB *cache = nullptr;
 
 void
 invalidate(Datum, Oid relid)
 {
-	// Marked, not freed: it may be in use; the next look-up rebuilds it.
-	visit_invalidated<CacheEntry>(cache, relid, [](CacheEntry *found) {
-		if (found->entry != nullptr)
-			found->entry->valid = false;
-	});
+	mark_invalidated<VerifierEntry>(cache, relid);
 }
 
 void
@@ -166,14 +158,9 @@ describe_index(VerifiedIndex *out, Relation rel, Relation index)
 VerifierEntry *
 build_unguarded(Relation rel, VerifierEntry **building)
 {
-	MemoryContext context = AllocSetContextCreate(CacheMemoryContext, "hotplus verifier",
-												  ALLOCSET_SMALL_SIZES);
-	MemoryContextCopyAndSetIdentifier(context, RelationGetRelationName(rel));
-	MemoryContext old = MemoryContextSwitchTo(context);
-	auto *entry = static_cast<VerifierEntry *>(palloc0(sizeof(VerifierEntry)));
-	entry->relid = RelationGetRelid(rel);
-	entry->context = context;
-	entry->valid = true; // before the catalogs are read: an invalidation meanwhile clears it
+	MemoryContext old;
+	auto *entry = start_entry<VerifierEntry>(
+		rel, AllocSetContextCreate(CacheMemoryContext, "hotplus verifier", ALLOCSET_SMALL_SIZES), &old);
 	*building = entry;
 
 	List *index_oids = RelationGetIndexList(rel);
@@ -227,10 +214,7 @@ VerifierEntry *
 acquire(Relation rel, bool *is_private)
 {
 	Oid relid = RelationGetRelid(rel);
-	bool found;
-	auto *slot = static_cast<CacheEntry *>(hash_search(cache, &relid, HASH_ENTER, &found));
-	if (!found)
-		slot->entry = nullptr;
+	CacheEntry *slot = relid_cache_slot<VerifierEntry>(cache, relid);
 	*is_private = false;
 	if (slot->entry != nullptr && slot->entry->in_use > 0)
 	{
@@ -404,11 +388,7 @@ check_all_indexes(Relation rel, VerifierEntry *entry, ItemPointer otid, TupleTab
 void
 verifier_init()
 {
-	HASHCTL ctl;
-	ctl.keysize = sizeof(Oid);
-	ctl.entrysize = sizeof(CacheEntry);
-	ctl.hcxt = CacheMemoryContext;
-	cache = hash_create("hotplus verifier", 16, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	cache = make_relid_cache<VerifierEntry>("hotplus verifier", 16);
 	add_relcache_callback(invalidate);
 }
 
