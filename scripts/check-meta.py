@@ -464,8 +464,8 @@ README_CITATION = re.compile(r"""(?<![\w/.-])README(?:\.md)?(?:'s)?,?\s+\(?"([^"
 DOC_CITATION = re.compile(
     r"""(?<![\w/.-])((?:doc/[\w-]+|bench/README|src/README)\.md)(?:'s)?,?\s+\(?(?:section\s+)?"([^"\n]+)\"""")
 MORE_NAMES = re.compile(r"""\s*(?:\([^()\n]*\))?\s*(?:,|\band\b)\s*"([^"\n]+)\"""")
-# A file.md#anchor outside a Markdown link (a comment's pointer), anywhere.
-ANCHOR_CITATION = re.compile(r"(?<![\w/.(-])((?:\.\./)*(?:[\w.-]+/)*[\w.-]+\.md)#([\w-]+)")
+# A file.md#anchor outside a Markdown link's target (a comment's pointer), anywhere.
+ANCHOR_CITATION = re.compile(r"(?<!\]\()(?<![\w/.-])((?:\.\./)*(?:[\w.-]+/)*[\w.-]+\.md)#([\w-]+)")
 # Citations this change may not fix, each with why; the check fails once one is gone, so the
 # list never outlives its entries.
 KNOWN_STALE_CITATIONS = {
