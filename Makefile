@@ -10,9 +10,10 @@
 #                               18, assert-enabled 18 and 19 (servers built once into
 #                               /var/cache/hotplus; scripts/test.sh)
 #   make deep                   what does not fit the test command's hour: every hot_*,
-#                               decision_* and read_* test and every spec with
-#                               debug_discard_caches on the assert-enabled 18, then the
-#                               suites under Valgrind on 15 (scripts/valgrind.sh)
+#                               decision_* and read_* test and every spec but
+#                               iso_hot_reindex_drop_concurrently with debug_discard_caches
+#                               on the assert-enabled 18, then the suites under Valgrind on
+#                               15 (scripts/valgrind.sh)
 #   make tools-check            the tools beside hotplus (pg_repack, pglogical, pg_partman,
 #                               PostGIS, pgBackRest, pg_basebackup, pg_dump), as doc/using.md
 #                               documents them, on Debian's 15 (as root on Debian 12:
@@ -36,10 +37,10 @@ OBJS       = $(CORE_SRCS:.cpp=.o) $(SERVER_SRCS:.cpp=.o)
 
 # Every test by name, in the order it runs; "make check-test-lists" (a step of
 # scripts/test.sh) fails when a file in sql/ or specs/ is not listed here, or a listed name
-# has no file. Prefixes (README "Tests"): am_ a heap operation on hotheap tables; hot_ the
-# HOT decision matrix; decision_ which inputs the decision reads (jsonb fields, statement
-# scope); read_ the read path; convert conversion between heap and hotheap; no prefix: one
-# concern each (misuse, security, statistics, upgrade, ...). iso_ an isolation spec
+# has no file. Prefixes (doc/tests.md "The steps"): am_ a heap operation on hotheap tables;
+# hot_ the HOT decision matrix; decision_ which inputs the decision reads (jsonb fields,
+# statement scope); read_ the read path; convert conversion between heap and hotheap; no
+# prefix: one concern each (misuse, security, statistics, upgrade, ...). iso_ an isolation spec
 # (specs/, sharing expected/ with sql/), then the prefix of what it tests (iso_hot_cic).
 REGRESS_TESTS = \
 	am_alter_am \
@@ -150,8 +151,8 @@ MATRIX_TARGETS ?= 15 15-cassert 17 18 18-cassert 19
 matrix:
 	bash scripts/test.sh $(MATRIX_TARGETS)
 
-# The deep runs (README "Tests"): run them before resolving work that touches caches, memory
-# or the version layer.
+# The deep runs (doc/tests.md "Deep runs"): run them before resolving work that touches
+# caches, memory or the version layer.
 DEEP_TARGETS ?= 18-cassert:discard
 .PHONY: deep
 deep:

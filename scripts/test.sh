@@ -25,7 +25,8 @@
 #   citus         Citus built into the target's server (scripts/build-citus.sh, once), then
 #                 t/citus/*.pl: a coordinator and two workers with distributed hotheap tables
 #   discard-*     TARGET-cassert:discard only (make deep): the hot_*, decision_* and read_*
-#                 regression tests and every isolation spec again with debug_discard_caches = 1
+#                 regression tests and every isolation spec but iso_hot_reindex_drop_concurrently
+#                 again with debug_discard_caches = 1
 #                 (every relcache and catcache entry thrown away at each invalidation point)
 #   pg-regress, pg-isolation  assert-enabled targets only: PostgreSQL's own regression and
 #                 isolation suites with every table hotheap and the read path on

@@ -25,8 +25,9 @@ struct Settings
 	bool verify = false;
 	// hotplus.verify_sample_rate: the fraction of the updates hotplus.verify would check that
 	// it checks, drawn per update (1: every one; 0: none). A verified update costs 34 (PG15)
-	// and 10 (PG18) times the check itself on 20 expression indexes (README "Performance"): a
-	// sample keeps the verifier on in production at a chosen cost.
+	// and 10 (PG18) times the check itself on 20 expression indexes
+	// (doc/performance.md "In memory"): a sample keeps the verifier on in production at a
+	// chosen cost.
 	double verify_sample_rate = 1.0;
 	// hotplus.verify_selftest (assert-enabled builds only): only while verify is on, decide
 	// wrongly on purpose (every checked update HOT, every same-sized varlena reused) so tests
