@@ -149,9 +149,12 @@ FROM judged j CROSS JOIN ext x
 ORDER BY j.amname DESC, j.upd DESC, j.oid::regclass::text;
 $$;
 
-/* hotplus_stat_distributed_tables: the same for its remote query and advice, and the three
-   counters of hotplus_stat_tables it lacked (check_failures, verified, verify_sampled_out),
-   appended. Replaced as hotplus--1.3--1.4.sql replaced it, keeping its privileges. */
+/* hotplus_stat_distributed_tables: the same for its remote query and advice, and the
+   counters of hotplus_stat_tables it lacked (check_failures, verified, verify_sampled_out)
+   and the new one (index_hints, issue 55 below), appended. Replaced as hotplus--1.3--1.4.sql
+   replaced it, keeping its privileges. It reads the nodes' hotplus_stat_tables, which gains
+   index_hints below: the remote query runs on the nodes when the view is read, after the
+   whole script (every node's hotplus must be 1.6). */
 CREATE FUNCTION @extschema@.hotplus_distributed_stat_tables_next(
     OUT relid pg_catalog.regclass, OUT access_method pg_catalog.name,
     OUT placements pg_catalog.int4, OUT hotheap_placements pg_catalog.int4,
@@ -166,7 +169,7 @@ CREATE FUNCTION @extschema@.hotplus_distributed_stat_tables_next(
     OUT advice pg_catalog.text,
     OUT nonhot_page_full_unchecked pg_catalog.int8, OUT unchecked_hot_estimate pg_catalog.int8,
     OUT check_failures pg_catalog.int8, OUT verified pg_catalog.int8,
-    OUT verify_sampled_out pg_catalog.int8)
+    OUT verify_sampled_out pg_catalog.int8, OUT index_hints pg_catalog.int8)
 RETURNS SETOF pg_catalog.record
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
@@ -192,7 +195,7 @@ DECLARE
                    'nonhot_page_full_unchecked', h.nonhot_page_full_unchecked,
                    'unchecked_hot_estimate', h.unchecked_hot_estimate,
                    'check_failures', h.check_failures, 'verified', h.verified,
-                   'verify_sampled_out', h.verify_sampled_out)), '[]')
+                   'verify_sampled_out', h.verify_sampled_out, 'index_hints', h.index_hints)), '[]')
         FROM pg_catalog.pg_class c
         JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
         JOIN pg_catalog.pg_am a ON a.oid OPERATOR(pg_catalog.=) c.relam
@@ -231,7 +234,7 @@ BEGIN
             nonhot_page_full int8, nonhot_other int8, checks_skipped int8,
             check_time_ms float8, read_scans int8, read_rows int8,
             nonhot_page_full_unchecked int8, unchecked_hot_estimate int8,
-            check_failures int8, verified int8, verify_sampled_out int8)
+            check_failures int8, verified int8, verify_sampled_out int8, index_hints int8)
     ),
     placed AS (
         SELECT p.logicalrelid, s.shardid, r.*
@@ -262,7 +265,8 @@ BEGIN
                sum(t.nonhot_page_full_unchecked)::int8 AS nonhot_page_full_unchecked,
                sum(t.unchecked_hot_estimate)::int8 AS unchecked_hot_estimate,
                sum(t.check_failures)::int8 AS check_failures, sum(t.verified)::int8 AS verified,
-               sum(t.verify_sampled_out)::int8 AS verify_sampled_out
+               sum(t.verify_sampled_out)::int8 AS verify_sampled_out,
+               sum(t.index_hints)::int8 AS index_hints
         FROM counted t GROUP BY t.logicalrelid
     ),
     kinds AS (
@@ -303,7 +307,7 @@ BEGIN
                       coalesce(t.hot_by_expression + t.hot_by_partial + t.hot_by_image, 0))
            END,
            t.nonhot_page_full_unchecked, t.unchecked_hot_estimate,
-           t.check_failures, t.verified, t.verify_sampled_out
+           t.check_failures, t.verified, t.verify_sampled_out, t.index_hints
     FROM pg_dist_partition p
     JOIN pg_class c ON c.oid = p.logicalrelid AND c.relkind = 'r'
     JOIN pg_am a ON a.oid = c.relam
@@ -324,5 +328,60 @@ ALTER FUNCTION @extschema@.hotplus_distributed_stat_tables_next() RENAME TO hotp
 
 COMMENT ON FUNCTION @extschema@.hotplus_distributed_stat_tables() IS
   'per Citus distributed table: hotplus statistics summed over its shards on every node, and advice (no rows without Citus)';
+
+/* ---- Issue 55: non-HOT updates tell each index whether its key changed ------------------- */
+/* hotplus_stat_tables.index_hints: the indexes non-HOT updates told "key unchanged"
+   (src/update/index_hints.hpp), for btree's bottom-up deletion. Replaced as
+   hotplus--1.3--1.4.sql replaced it: the view keeps its columns and appends the new one, and
+   moves to a function that returns it, which takes the old one's privileges and name. */
+CREATE FUNCTION @extschema@.hotplus_stat_tables_internal_next(
+    OUT relid pg_catalog.oid, OUT mode pg_catalog.text,
+    OUT updates pg_catalog.int8, OUT hot_stock pg_catalog.int8,
+    OUT hot_by_expression pg_catalog.int8, OUT hot_by_partial pg_catalog.int8,
+    OUT hot_by_image pg_catalog.int8, OUT toast_reused pg_catalog.int8,
+    OUT nonhot_index_changed pg_catalog.int8, OUT nonhot_page_full pg_catalog.int8,
+    OUT nonhot_other pg_catalog.int8, OUT checks_skipped pg_catalog.int8,
+    OUT check_time_ms pg_catalog.float8,
+    OUT read_scans pg_catalog.int8, OUT read_rows pg_catalog.int8,
+    OUT check_failures pg_catalog.int8,
+    OUT verified pg_catalog.int8, OUT verify_sampled_out pg_catalog.int8,
+    OUT nonhot_page_full_unchecked pg_catalog.int8, OUT unchecked_hot_estimate pg_catalog.int8,
+    OUT index_hints pg_catalog.int8)
+RETURNS SETOF pg_catalog.record
+AS 'MODULE_PATHNAME', 'hotplus_stat_tables_internal'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+CREATE OR REPLACE VIEW @extschema@.hotplus_stat_tables AS
+SELECT s.relid,
+       c.relname,
+       s.mode,
+       s.updates,
+       s.hot_stock,
+       s.hot_by_expression,
+       s.hot_by_partial,
+       s.hot_by_image,
+       s.toast_reused,
+       s.nonhot_index_changed,
+       s.nonhot_page_full,
+       s.nonhot_other,
+       s.checks_skipped,
+       s.check_time_ms,
+       s.read_scans,
+       s.read_rows,
+       s.check_failures,
+       s.verified,
+       s.verify_sampled_out,
+       s.nonhot_page_full_unchecked,
+       s.unchecked_hot_estimate,
+       s.index_hints
+FROM @extschema@.hotplus_stat_tables_internal_next() s
+JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid;
+
+SELECT @extschema@.hotplus_take_privileges('hotplus_stat_tables_internal', 'hotplus_stat_tables_internal_next');
+DROP FUNCTION @extschema@.hotplus_stat_tables_internal();
+ALTER FUNCTION @extschema@.hotplus_stat_tables_internal_next() RENAME TO hotplus_stat_tables_internal;
+
+COMMENT ON VIEW @extschema@.hotplus_stat_tables IS
+  'per hotheap table: how many updates were HOT and why, how many were not and why (nonhot_page_full_unchecked: no room, indexes not evaluated; unchecked_hot_estimate: of those, how many would have been HOT with room, estimated from a sample); how many scans the read path served; how many decisions failed inside hotplus (check_failures, should be 0); how many updates hotplus.verify checked and left out; how many indexes of non-HOT updates were told their key did not change (index_hints)';
 
 DROP FUNCTION @extschema@.hotplus_take_privileges(pg_catalog.text, pg_catalog.text);

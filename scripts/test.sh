@@ -12,6 +12,8 @@
 #   direct-update the test module test/modules/direct_update, built warning-free and
 #                 installed into that server, and its pg_regress test: C code updating a table
 #                 (simple_table_tuple_update()) while a statement updates it is compared in full
+#   hint-recorder the test module test/modules/hint_recorder, likewise: the index hints of
+#                 non-HOT updates as an index receives them, row by row
 #   differential  randomized hotheap-vs-heap differential test, fixed seeds
 #   read-differential  randomized read path test: random schemas and queries, identical
 #                 results with hotplus.read_path on and off (test/differential/readtest.py)
@@ -44,7 +46,7 @@
 #   bash scripts/test.sh 15 17 18 ...     # any of 15 (Debian's), 15-cassert, 17, 18, 18-cassert, 19
 #   bash scripts/test.sh 18-cassert:discard   # the debug_discard_caches runs only (make deep)
 #
-# A target followed by ":core" runs only build, regress, isolation, direct-update,
+# A target followed by ":core" runs only build, regress, isolation, direct-update, hint-recorder,
 # differential, read-differential, function-results and server-log; ":discard" only build, the
 # debug_discard_caches suites (discard-*) and server-log. 15-cassert:core is in the default list because
 # PostgreSQL 15 has code of its own (the read path evaluates the executor's expressions,
@@ -201,24 +203,26 @@ regress_suite() { # name diffs make-variables... : in the target's copy of the t
 	regress_suite_in "$build_dir" "$@"
 }
 
-# The test module test/modules/direct_update (not part of the extension), built warning-free
-# in the target's copy of the tree and installed into the target's server, then its
-# pg_regress test: C code that updates a table with simple_table_tuple_update() while a
-# statement updating the same table runs is not given the statement's target columns
-# (src/README.md D8c).
-direct_update_suite() {
-	local dir=$build_dir/test/modules/direct_update file=$log_dir/direct-update-build.log
+# The test modules (test/modules/*, not part of the extension), each built warning-free in the
+# target's copy of the tree and installed into the target's server, then its pg_regress test:
+#   direct-update  C code that updates a table with simple_table_tuple_update() while a
+#                  statement updating the same table runs is not given the statement's
+#                  target columns (src/README.md D8c);
+#   hint-recorder  an index AM that is btree but records the executor's `indexUnchanged` of
+#                  every entry: what each row's non-HOT update told each index (D16).
+module_suite() { # module directory name; the step is named after it, "_" as "-"
+	local name=${1//_/-} dir=$build_dir/test/modules/$1 file=$log_dir/${1//_/-}-build.log
 	if ! make -C "$dir" >"$file" 2>&1 || ! make -C "$dir" install >>"$file" 2>&1; then
 		tail -20 "$file"
-		record direct-update 0 1
+		record "$name" 0 1
 		return
 	fi
 	if grep -q 'warning:' "$file"; then
 		grep 'warning:' "$file"
-		record direct-update 0 1
+		record "$name" 0 1
 		return
 	fi
-	regress_suite_in "$dir" direct-update regression.diffs
+	regress_suite_in "$dir" "$name" regression.diffs
 }
 
 tap_suite() { # name log-dir files... : TAP files (scripts/tap.sh), counted from prove's summary
@@ -361,9 +365,10 @@ run_target() { # target[:core|:discard]
 	if ls specs/*.spec >/dev/null 2>&1; then
 		regress_suite isolation output_iso/regression.diffs REGRESS=
 	fi
-	if [ -d test/modules/direct_update ]; then
-		direct_update_suite
-	fi
+	local module
+	for module in direct_update hint_recorder; do
+		[ -d "test/modules/$module" ] && module_suite "$module"
+	done
 
 	# Fixed seeds, so CI is repeatable; scripts/soak.sh runs random seeds for as long as you like.
 	cluster differential "$PYTHON" test/differential/difftest.py --seeds "${HOTPLUS_DIFF_SEEDS:-1-40}" \

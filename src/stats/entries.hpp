@@ -13,8 +13,9 @@ namespace hotplus {
 
 // Order of the counters as the SQL function returns them: kUpdates..kChecksSkipped, then
 // check_time_ms, then the read path's counters (added in 1.1), then check_failures (1.3),
-// then the verifier's and the unchecked page-full updates' (1.4): an older definition of the
-// function, still installed before ALTER EXTENSION UPDATE, asks for fewer columns. The
+// then the verifier's and the unchecked page-full updates' (1.4), then index_hints (1.6): an
+// older definition of the function, still installed before ALTER EXTENSION UPDATE, asks for
+// fewer columns. The
 // statistics file stores them in this order too (a new counter goes last).
 enum TableCounter
 {
@@ -35,6 +36,7 @@ enum TableCounter
 	kVerifySampledOut, // updates it would have checked, left out by hotplus.verify_sample_rate (1.4)
 	kNonHotPageFullUnchecked, // no room on the page, indexes not evaluated (1.4)
 	kUncheckedHotEstimate,	  // of those, how many would have been HOT with room, estimated (1.4)
+	kIndexHints,			  // indexes of non-HOT updates hinted unchanged (1.6, index_hints.hpp)
 	kTableCounters
 };
 constexpr int kCountersBeforeCheckTime = kChecksSkipped + 1;

@@ -571,6 +571,7 @@ stats_count(Oid relid, const UpdateReport &report)
 	entry->counters[kVerified] += report.verified;
 	entry->counters[kVerifySampledOut] += report.verify_sampled_out;
 	entry->counters[kUncheckedHotEstimate] += report.unchecked_hot_weight;
+	entry->counters[kIndexHints] += report.index_hints;
 	entry->check_time_ns += report.check_time_ns;
 
 	if (OidIsValid(report.blocking_index))

@@ -51,6 +51,8 @@ struct UpdateReport
 	// A NonHotPageFull update decided in full as a sample of the NonHotPageFullUnchecked ones:
 	// how many of those it stands for (hotplus.page_full_sample_every - 1), else 0.
 	int unchecked_hot_weight;
+	// Indexes the executor was told this non-HOT update left unchanged (index_hints.hpp).
+	int index_hints;
 };
 static_assert(std::is_trivially_destructible_v<UpdateReport>); // on frames an ERROR may unwind
 

@@ -1,6 +1,7 @@
 #include "update/hand_over.hpp"
 
 #include "update/hot_blocking_override.hpp"
+#include "update/index_hints.hpp"
 #include "update/verifier.hpp"
 #include "am/settings.hpp"
 
@@ -113,6 +114,9 @@ hand_over(UpdateState *s)
 	else
 		result = heap_with_override(s);
 	s->verified = datums_verified || indexes_checked;
+	// Not HOT: each index the decision found unchanged is told so (index_hints.hpp).
+	if (result == TM_Ok && compat_get_update_indexes(s->args.update_indexes) == IndexUpdate::All)
+		s->index_hints = index_hints_give(s);
 	return result;
 }
 

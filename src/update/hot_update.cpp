@@ -15,6 +15,7 @@
 #include "update/hot_update.hpp"
 
 #include "update/hand_over.hpp"
+#include "update/index_hints.hpp"
 #include "update/row_change.hpp"
 #include "update/update_decision.hpp"
 #include "update/update_gate.hpp"
@@ -160,6 +161,7 @@ count(const UpdateState &s, TM_Result result)
 	report.verified = s.verified;
 	report.verify_sampled_out = s.verify_sampled_out;
 	report.unchecked_hot_weight = report.outcome == UpdateOutcome::NonHotPageFull ? s.page_full_weight : 0;
+	report.index_hints = s.index_hints;
 	stats_count(RelationGetRelid(s.args.rel), report);
 }
 
@@ -206,6 +208,7 @@ hotheap_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 {
 	const UpdateArgs args{rel,		 otid,	   slot, cid,		COMPAT_TUPLE_UPDATE_OPTIONS, snapshot,
 						  crosscheck, wait, tmfd, lockmode, update_indexes};
+	index_hints_undo(rel); // the hints of the statement's previous update of rel
 	RelationInfo *info = nullptr;
 	switch (update_gate(args, &info))
 	{

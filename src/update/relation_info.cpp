@@ -372,6 +372,7 @@ make_update_state(RelationInfo *info)
 	scratch.old_extended = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
 	scratch.part_state = static_cast<uint8 *>(palloc0(Max(info->parts.nparts, 1)));
 	scratch.reused = static_cast<AttrNumber *>(palloc0(sizeof(AttrNumber) * Max(info->ncompared, 1)));
+	scratch.unchanged = static_cast<bool *>(palloc0(sizeof(bool) * Max(info->nindexes, 1)));
 	info->statement = PG_UINT64_MAX;
 	info->statement_compared = static_cast<AttrNumber *>(palloc(sizeof(AttrNumber) * (natts + 1)));
 }

@@ -88,6 +88,8 @@ struct UpdateScratch
 	// The columns whose old stored datum goes into the new version (row_change.hpp), the
 	// first UpdateState::toast_reused of them.
 	AttrNumber *reused; // [ncompared]
+	// The indexes a non-HOT update leaves unchanged (UpdateState::hints, kHintListed).
+	bool *unchanged; // [nindexes]
 };
 
 // The fields every update reads come first, so that a one-row statement (whose parse and
@@ -110,7 +112,13 @@ struct RelationInfo
 	// is not the statement's: its columns are compared as if no statement were known.
 	TupleTableSlot *statement_slot;
 	TupleTableSlot *statement_conflict_slot;
+	// The result relation an update of the statement's own (in one of those slots) belongs
+	// to, whose indexes its hints go to (index_hints.hpp); nullptr when there is none.
+	ResultRelInfo *statement_hint_target;
 	bool statement_leaves_to_heap; // it changes no column of skip_unless_targeted
+	// On a relation with nothing_to_gain: it sets the columns of two indexes or more, whose
+	// hints may gain (update_gate.hpp step 3).
+	bool statement_hints_only;
 	// It changes no column of decision_inputs: only toastable columns no index reads, whose
 	// reuse is all it can gain (update_gate.cpp, reuse_cannot_gain()).
 	bool statement_reuse_only;

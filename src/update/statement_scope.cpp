@@ -16,6 +16,7 @@ struct RunningStatement
 	QueryDesc *query;
 	RunningStatement *outer;
 	uint64 serial;
+	StatementUndo undo;
 };
 static_assert(std::is_trivially_destructible_v<RunningStatement>); // on frames an ERROR may unwind
 
@@ -30,15 +31,21 @@ push(RunningStatement *frame, QueryDesc *query)
 	frame->query = query;
 	frame->outer = innermost;
 	frame->serial = ++last_serial;
+	frame->undo = StatementUndo{nullptr, nullptr, query->estate != nullptr ? query->estate->es_query_cxt : nullptr};
 	current_statement_serial = frame->serial;
+	current_statement_undo = frame->undo.memory != nullptr ? &frame->undo : nullptr;
 	innermost = frame;
 }
 
+// Also on ERROR (PG_FINALLY): the statement's executor state is still there.
 void
 pop(RunningStatement *frame)
 {
+	if (frame->undo.list != nullptr)
+		frame->undo.undo(frame->undo.list);
 	innermost = frame->outer;
 	current_statement_serial = innermost != nullptr ? innermost->serial : 0;
+	current_statement_undo = innermost != nullptr && innermost->undo.memory != nullptr ? &innermost->undo : nullptr;
 }
 
 // A SELECT (without data-modifying CTEs) updates nothing itself: its ExecutorRun needs no
@@ -133,6 +140,8 @@ changed_columns(ResultRelInfo *rri, EState *estate)
 } // namespace
 
 uint64 current_statement_serial = 0;
+
+StatementUndo *current_statement_undo = nullptr;
 
 uint64
 transaction_scope_serial()

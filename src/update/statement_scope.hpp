@@ -16,6 +16,8 @@
 //  2. statement_serial() changes whenever the innermost statement that may update does,
 //     and, outside every such statement, whenever the transaction does: a fact cached with
 //     one serial is never read in another statement or another executor-less transaction.
+//  3. What a frame's StatementUndo lists is undone when the frame is popped, however the
+//     statement ends.
 #pragma once
 
 #include "am/pg.hpp"
@@ -55,6 +57,22 @@ statement_serial()
 {
 	return current_statement_serial != 0 ? current_statement_serial : transaction_scope_serial();
 }
+
+// What the update path changed in the running statement's executor state and must put back
+// before the statement's next update of a relation, and at the latest when the statement
+// leaves its frame, also on ERROR (index_hints.hpp): a list kept by its owner in `memory`,
+// the statement's own (es_query_cxt), undone by undo(list) when the frame is popped.
+struct StatementUndo
+{
+	void (*undo)(void *list);
+	void *list;
+	MemoryContext memory;
+};
+static_assert(std::is_trivially_destructible_v<StatementUndo>);
+
+// The innermost running statement's undo slot; nullptr outside every statement (the logical
+// replication apply worker's updates) or when it has no executor state.
+extern StatementUndo *current_statement_undo;
 
 // What the innermost running statement does to one relation, from its executor state, in
 // the statement's memory (valid while it runs). The caller keeps what it learns for the

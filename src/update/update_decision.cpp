@@ -235,6 +235,43 @@ decide_on_full_page(UpdateState *s, bool prechecked)
 	return drawn;
 }
 
+// Whether the hints of an update that is not HOT evaluate the index expressions and
+// predicates the decision did not (doc/performance.md, "Hints": measured not to pay).
+constexpr bool kHintsEvaluate = false;
+
+// Which indexes the update leaves unchanged, for the executor's hint should it not be HOT
+// (index_hints.hpp): every index when the decision found none changed; for an update that
+// cannot be HOT (an index changed, or no room on the page), those the prechecks find
+// unchanged, with every jsonb field an index reads classified first. None for the self-test
+// (its decision is wrong on purpose) or a decision that failed.
+void
+choose_hints(UpdateState *s)
+{
+	if (s->selftest || s->check_failed)
+		return;
+	if (s->decided && s->decision.hot_allowed)
+	{
+		s->hints = kHintAll;
+		return;
+	}
+	if (!s->decided && !s->page_cannot_fit)
+		return;
+	if (!s->parts_complete)
+		classify_parts(s);
+	RelationInfo *info = s->info;
+	EvaluationProbe probe{s};
+	try
+	{
+		core::unchanged_indexes(info->core->indexes, info->core->changes, decision_options(), probe,
+								s->decided ? s->decision.blocking_index : -1, kHintsEvaluate, info->scratch.unchanged);
+		s->hints = kHintListed;
+	}
+	catch (...)
+	{
+		Assert(false);
+	}
+}
+
 } // namespace
 
 void
@@ -242,7 +279,11 @@ decide(UpdateState *s)
 {
 	RelationInfo *info = s->info;
 	if (!s->index_input_differs && !info->stock_blocks_more)
+	{
+		// Every index input as stored: no index changes.
+		s->hints = s->selftest ? kHintNone : kHintAll;
 		return;
+	}
 	MemoryContext caller_context = MemoryContextSwitchTo(GetPerTupleMemoryContext(info->estate));
 	// The self-test skips the prechecks: its decision is wrong on purpose.
 	const bool prechecked = !s->selftest;
@@ -269,6 +310,7 @@ decide(UpdateState *s)
 				info->likely_changed = s->decision.hot_allowed ? -1 : s->decision.blocking_index;
 		}
 	}
+	choose_hints(s);
 	MemoryContextSwitchTo(caller_context);
 }
 

@@ -36,6 +36,18 @@ learn_targets(RelationInfo *info, bool known, const Bitmapset *targets)
 			info->statement_max_compared = att;
 		}
 	}
+	// A relation with nothing to gain on HOT (no toastable column, no expression or partial
+	// index) can gain hints only when the statement sets the columns of two indexes or more:
+	// with one, the executor's own answer (from the targets) is exact (index_hints.hpp).
+	int targeted_indexes = 0;
+	for (const core::IndexShape &index : info->core->indexes)
+	{
+		bool targeted = !known;
+		for (core::ColumnNumber column : index.stored_columns)
+			targeted |= bms_is_member(column - FirstLowInvalidHeapAttributeNumber, targets);
+		targeted_indexes += targeted;
+	}
+	info->statement_hints_only = info->nothing_to_gain && targeted_indexes >= 2;
 	bms_free(info->learned_targets);
 	MemoryContext caller_context = MemoryContextSwitchTo(info->context);
 	info->learned_targets = known ? bms_copy(targets) : nullptr;
@@ -60,6 +72,7 @@ learn_statement(RelationInfo *info, Relation rel, TupleTableSlot *slot)
 	const bool known = found && statement.targets_known && !foreign;
 	info->statement_slot = foreign ? nullptr : own_slot;
 	info->statement_conflict_slot = foreign ? nullptr : conflict_slot;
+	info->statement_hint_target = foreign ? nullptr : rri;
 	// What follows from the targets alone is kept from the last statement with the same
 	// targets (a prepared statement run again, a transaction of like statements).
 	if (!info->learned || known != info->learned_known ||
@@ -137,10 +150,12 @@ update_gate(const UpdateArgs &a, RelationInfo **info_out)
 	if (a.rel->rd_rel->relhasindex)
 		ensure_index_bitmaps(a.rel); // invariant 1
 	RelationInfo *info = relation_info_get(a.rel);
-	if (info == nullptr || info->nothing_to_gain || info->in_use > 0)
+	if (info == nullptr || info->in_use > 0)
 		return Gate::HeapAlone;
 	if (!statement_learned(info, a.slot))
 		learn_statement(info, a.rel, a.slot);
+	if (info->nothing_to_gain && !info->statement_hints_only)
+		return Gate::HeapAlone;
 	if (info->statement_leaves_to_heap || (info->statement_reuse_only && reuse_cannot_gain(info, a)))
 		return Gate::HeapByTargets;
 	*info_out = info;

@@ -1,14 +1,16 @@
 // The gate: what the settings, the relcache and the running statement settle before anything
 // of the row is read, cheapest first:
 //   1. hotplus.enabled off: heap's update as is;
-//   2. the relation has nothing to gain (no toastable column, no expression or partial
-//      index), its entry could not be built validly, or an outer update uses it: heap's;
+//   2. the relation's entry could not be built validly, or an outer update uses it: heap's;
 //   3. what the running statement does to the relation, learned at its first update here
-//      (statement_scope.hpp) and kept for its others: a statement that changes no compared
-//      column (nor any column heap's HOT check reads) leaves every one as stored, and heap's
-//      decision is exact; one that changes only toastable columns no index reads gains only
-//      by TOAST reuse, which needs an old value stored compressed or out of line, or a new one
-//      out of line (reuse_cannot_gain);
+//      (statement_scope.hpp) and kept for its others. On a relation with nothing to gain
+//      (no toastable column, no expression or partial index) heap's decision is exact, and
+//      only the index hints of a statement that sets the columns of two indexes or more can
+//      gain (an ORM's full-row save; index_hints.hpp): otherwise heap's. A statement that
+//      changes no compared column (nor any column heap's HOT check reads) leaves every one as
+//      stored, and heap's decision is exact; one that changes only toastable columns no index
+//      reads gains only by TOAST reuse, which needs an old value stored compressed or out of
+//      line, or a new one out of line (reuse_cannot_gain);
 //   4. otherwise the update is checked (row_change.hpp and on).
 //
 // Invariants:

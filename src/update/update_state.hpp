@@ -62,6 +62,13 @@ heap_decides(const UpdateArgs &a)
 												  a.update_indexes);
 }
 
+enum HintScope : uint8
+{
+	kHintNone = 0,
+	kHintAll,
+	kHintListed,
+};
+
 // check_time_ms is sampled: two clock reads on every update cost about 50 instructions, as
 // much as the rest of the statistics (the short indexed value control's check is about 800).
 constexpr int kCheckTimeSampleEvery = 16;
@@ -95,8 +102,15 @@ struct UpdateState
 	bool beyond_stock_inputs;	// HOT allowed on the indexes' true inputs only
 	bool check_failed;			// the core threw: heap decided alone
 
+	// What the executor may tell each index if the update is not HOT (index_hints.hpp):
+	// kHintNone, its own answer for every index; kHintAll, "unchanged" for every index (no
+	// index input differs as stored, or the decision found no index changed); kHintListed,
+	// "unchanged" for those of UpdateScratch::unchanged.
+	uint8 hints;
+
 	// --- the hand-over (hand_over.hpp) ---
 	bool override_applied;
+	int index_hints;		 // indexes hinted unchanged (after a non-HOT heap_update())
 	bool verified;			 // hotplus.verify checked reused datums or indexes
 	bool verify_sampled_out; // it would have, but the sample rate left it out
 

@@ -946,3 +946,61 @@ TEST_CASE("InputsUnion settles exactly the updates that change no index input, a
 	}
 	CHECK(settled > 10000);
 }
+
+TEST_CASE("unchanged_indexes: the hints of an update that is not HOT, against the model", "[hint]")
+{
+	// Every index unchanged by the rule gets the hint when it may be evaluated (or needs no
+	// evaluation), unless its predicate is false on both rows (no entry to hint); none that
+	// changes ever does; without evaluation only those the prechecks settle; the index already
+	// found changed is not asked again.
+	const auto shapes = every_index_shape();
+	const auto updates = every_column_changes();
+	const auto facts = every_fact();
+	std::mt19937 rng(20261206);
+	int hinted = 0, withheld = 0;
+	for (int round = 0; round < 100000; round++)
+	{
+		const RandomUpdate u = random_update(rng, shapes, updates, facts);
+		const ColumnChanges &changes = *u.changes;
+		const int n = static_cast<int>(u.indexes.size());
+		const bool evaluate = rng() % 2 == 0;
+		const DecisionOptions options{rng() % 4 != 0};
+		const int changed = static_cast<int>(rng() % (n + 1)) - 1;
+		RecordingProbe probe(u.facts);
+		bool unchanged[8] = {true, true, true, true, true, true, true, true};
+		const int count = unchanged_indexes(u.indexes, changes, options, probe, changed, evaluate, unchanged);
+		int set = 0;
+		for (int i = 0; i < n; i++)
+		{
+			const IndexShape &index = u.indexes[i];
+			const EvaluationFacts &f = u.facts[i];
+			set += unchanged[i];
+			const bool truly_unchanged = !model_changes_index(index, changes, f);
+			// Never a wrong hint: only indexes the rule, and the decision, find unchanged.
+			if (unchanged[i])
+				REQUIRE((truly_unchanged && !model_decision_changes_index(index, changes, f) && i != changed));
+			if (i == changed)
+				REQUIRE(probe.calls[i].empty());
+			// What the prechecks settle (every input as stored or image-equal, no whole row) is
+			// always hinted, with or without evaluation.
+			bool inputs_unchanged = !index.reads_whole_row;
+			for (auto *set_ : {&index.stored_columns, &index.expression_inputs, &index.predicate_inputs})
+				inputs_unchanged &= strongest(changes, *set_) != ColumnChange::Changed;
+			if (i != changed && inputs_unchanged)
+				REQUIRE(unchanged[i]);
+			// With evaluation allowed, every unchanged index with an entry is hinted.
+			if (i != changed && evaluate && options.evaluate && index.evaluable && truly_unchanged &&
+				!(index.has_predicate && !f.predicate_old && !f.predicate_new))
+				REQUIRE(unchanged[i]);
+			// Without evaluation nothing is evaluated.
+			if (!evaluate)
+				REQUIRE(probe.calls[i].empty());
+			if (!unchanged[i] && truly_unchanged && i != changed)
+				withheld++;
+		}
+		REQUIRE(count == set);
+		hinted += count;
+	}
+	CHECK(hinted > 10000);
+	CHECK(withheld > 1000);
+}
