@@ -680,21 +680,23 @@ decide_update_likely_first(const std::vector<IndexShape> &indexes, const ColumnC
 // page, instead of piling up versions of an unchanged key). unchanged[i] is set for an index
 // whose key is known equal in both versions by the rule above and whose predicate (if any) is
 // not known false on both (then the new row gets no entry: nothing to hint); every other entry
-// is false (the executor keeps its own answer). `changed`: an index already found changed
-// (-1: none), not asked again. Without `evaluate`, an index whose precheck needs the probe is
-// left false; with it, it is evaluated as decide_index() would (options permitting). Every
-// input must be classified before (the probe's complete_inputs() is not called here). Returns
-// how many are set.
+// is false (the executor keeps its own answer). Only the indexes `asked` are looked at
+// (nullptr: every one): the others are left false, nothing asked of them. `changed`: an index
+// already found changed (-1: none), not asked again. Without `evaluate`, an index whose
+// precheck needs the probe is left false; with it, it is evaluated as decide_index() would
+// (options permitting). Every input must be classified before (the probe's complete_inputs()
+// is not called here). Returns how many are set.
 template <typename Probe>
 int
 unchanged_indexes(const std::vector<IndexShape> &indexes, const ColumnChanges &changes,
-				  const DecisionOptions &options, Probe &probe, int changed, bool evaluate, bool *unchanged)
+				  const DecisionOptions &options, Probe &probe, const bool *asked, int changed, bool evaluate,
+				  bool *unchanged)
 {
 	int count = 0;
 	for (int i = 0; i < static_cast<int>(indexes.size()); i++)
 	{
 		unchanged[i] = false;
-		if (i == changed)
+		if (i == changed || (asked != nullptr && !asked[i]))
 			continue;
 		IndexVerdict v = IndexVerdict::Declined;
 		if (precheck_index(indexes[i], changes, &v) == Precheck::NeedsProbe)

@@ -21,7 +21,7 @@ bool
 override_due(UpdateState *s)
 {
 	return s->decided && s->decision.hot_allowed && !s->page_cannot_fit &&
-		   relation_info_revalidate(s->info, s->args.rel);
+		   relation_info_revalidate(s->info, s->args->rel);
 }
 
 // Copies of the values the statement wrote into the columns whose old datum is reused, for
@@ -32,7 +32,7 @@ copies_of_written(const UpdateState *s)
 	MemoryContext caller_context = MemoryContextSwitchTo(GetPerTupleMemoryContext(s->info->estate));
 	Datum *written = static_cast<Datum *>(palloc(sizeof(Datum) * s->toast_reused));
 	for (int i = 0; i < s->toast_reused; i++)
-		written[i] = datumCopy(s->args.slot->tts_values[s->info->scratch.reused[i] - 1], false, -1);
+		written[i] = datumCopy(s->args->slot->tts_values[s->info->scratch.reused[i] - 1], false, -1);
 	MemoryContextSwitchTo(caller_context);
 	return written;
 }
@@ -56,9 +56,9 @@ indexes_verified(UpdateState *s)
 {
 	auto still_describes = [](void *arg) {
 		auto *state = static_cast<UpdateState *>(arg);
-		return relation_info_revalidate(state->info, state->args.rel);
+		return relation_info_revalidate(state->info, state->args->rel);
 	};
-	return verify_indexes_unchanged(s->args.rel, s->args.otid, s->args.slot, still_describes, s);
+	return verify_indexes_unchanged(s->args->rel, s->args->otid, s->args->slot, still_describes, s);
 }
 
 // heap_update() with the empty HOT-blocking set (invariant 2). The override needs the
@@ -67,7 +67,7 @@ indexes_verified(UpdateState *s)
 TM_Result
 heap_with_override(UpdateState *s)
 {
-	const UpdateArgs &a = s->args;
+	const UpdateArgs &a = *s->args;
 	ensure_index_bitmaps(a.rel);
 	HotBlockingOverride override;
 	if (!relation_info_revalidate(s->info, a.rel) || !hot_blocking_override_begin(&override, a.rel))
@@ -102,20 +102,20 @@ hand_over(UpdateState *s)
 
 	// The final form frees the slot's current tuple: every pointer into it dangles from here on.
 	if (s->final_form != nullptr)
-		ExecForceStoreHeapTuple(s->final_form, s->args.slot, true);
+		ExecForceStoreHeapTuple(s->final_form, s->args->slot, true);
 	const bool datums_verified = written != nullptr;
 	if (datums_verified)
-		verify_reused_datums(s->args.rel, s->args.slot, s->toast_reused, s->info->scratch.reused, written);
+		verify_reused_datums(s->args->rel, s->args->slot, s->toast_reused, s->info->scratch.reused, written);
 
 	bool indexes_checked = false;
 	TM_Result result;
 	if (!override_due(s) || (verify && !(indexes_checked = indexes_verified(s))))
-		result = heap_decides(s->args);
+		result = heap_decides(*s->args);
 	else
 		result = heap_with_override(s);
 	s->verified = datums_verified || indexes_checked;
 	// Not HOT: each index the decision found unchanged is told so (index_hints.hpp).
-	if (result == TM_Ok && compat_get_update_indexes(s->args.update_indexes) == IndexUpdate::All)
+	if (result == TM_Ok && compat_get_update_indexes(s->args->update_indexes) == IndexUpdate::All)
 		s->index_hints = index_hints_give(s);
 	return result;
 }

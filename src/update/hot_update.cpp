@@ -52,7 +52,7 @@ void
 begin_check(UpdateState *s, RelationInfo *info, const UpdateArgs &args)
 {
 	*s = UpdateState{};
-	s->args = args;
+	s->args = &args;
 	s->info = info;
 	s->selftest = selftest_active();
 	s->guess = -1;
@@ -70,11 +70,8 @@ void
 note_stored_values(const RelationInfo *info)
 {
 	const UpdateScratch &scratch = info->scratch;
-	if (!scratch.any_old_extended)
-		return;
-	for (AttrNumber att = 1; att <= info->natts; att++)
-		if (scratch.old_extended[att])
-			note_extended_value(info->relid, att);
+	for (int i = 0; i < scratch.nold_extended; i++)
+		note_extended_value(info->relid, scratch.old_extended[i]);
 }
 
 // The row change, the decision and the hand-over of one update.
@@ -82,7 +79,7 @@ TM_Result
 check_and_update(UpdateState *s)
 {
 	if (!row_change_read(s))
-		return heap_decides(s->args);
+		return heap_decides(*s->args);
 	decide(s);
 	const TM_Result result = hand_over(s);
 	note_stored_values(s->info);
@@ -109,11 +106,7 @@ end_check(RelationInfo *info)
 			scratch.any_detoasted[side] = false;
 		}
 	}
-	if (scratch.any_old_extended)
-	{
-		memset(scratch.old_extended, 0, sizeof(bool) * (info->natts + 1));
-		scratch.any_old_extended = false;
-	}
+	scratch.nold_extended = 0;
 	ResetPerTupleExprContext(info->estate);
 	info->in_use--;
 }
@@ -146,7 +139,7 @@ count(const UpdateState &s, TM_Result result)
 {
 	if (result != TM_Ok)
 		return;
-	const bool hot = compat_get_update_indexes(s.args.update_indexes) == IndexUpdate::None;
+	const bool hot = compat_get_update_indexes(s.args->update_indexes) == IndexUpdate::None;
 	const RelationInfo *info = s.info;
 	UpdateReport report;
 	report.outcome = outcome_of(s, hot);
@@ -162,7 +155,7 @@ count(const UpdateState &s, TM_Result result)
 	report.verify_sampled_out = s.verify_sampled_out;
 	report.unchecked_hot_weight = report.outcome == UpdateOutcome::NonHotPageFull ? s.page_full_weight : 0;
 	report.index_hints = s.index_hints;
-	stats_count(RelationGetRelid(s.args.rel), report);
+	stats_count(RelationGetRelid(s.args->rel), report);
 }
 
 // The update hotplus checks, with the entry owned (in_use) and cleaned up however it ends.

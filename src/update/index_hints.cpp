@@ -48,10 +48,10 @@ ResultRelInfo *
 hint_target(const UpdateState *s)
 {
 	ResultRelInfo *rri = s->info->statement_hint_target;
-	if (rri == nullptr || rri->ri_NumIndices == 0 || rri->ri_RelationDesc != s->args.rel)
+	if (rri == nullptr || rri->ri_NumIndices == 0 || rri->ri_RelationDesc != s->args->rel)
 		return nullptr;
-	const bool own = s->args.slot == rri->ri_newTupleSlot ||
-					 (rri->ri_onConflict != nullptr && s->args.slot == rri->ri_onConflict->oc_ProjSlot);
+	const bool own = s->args->slot == rri->ri_newTupleSlot ||
+					 (rri->ri_onConflict != nullptr && s->args->slot == rri->ri_onConflict->oc_ProjSlot);
 	return own ? rri : nullptr;
 }
 
@@ -104,7 +104,8 @@ index_hints_give(const UpdateState *s)
 	{
 		if (RelationGetRelid(rri->ri_IndexRelationDescs[i]) != info->indexes[k].index_oid)
 			continue;
-		const bool unchanged = s->hints == kHintAll || info->scratch.unchanged[k];
+		const bool unchanged =
+			s->hints == kHintAll ? info->statement_hint_candidates[k] : info->scratch.unchanged[k];
 		k++;
 		if (!unchanged)
 			continue;

@@ -28,7 +28,7 @@ bool
 parts_comparable(const UpdateState *s, AttrNumber column, core::ColumnChange change)
 {
 	return change == core::ColumnChange::Changed && settings.check_expressions &&
-		   !s->old_slot->tts_isnull[column - 1] && !s->args.slot->tts_isnull[column - 1];
+		   !s->old_slot->tts_isnull[column - 1] && !s->args->slot->tts_isnull[column - 1];
 }
 
 // Whether part p's values are proved to differ, reading each document only up to that field
@@ -47,7 +47,7 @@ part_proved_different(UpdateState *s, int p)
 		Datum old_in_full = 0;
 		const PartDifference d = part_difference(
 			as_read_so_far(scratch, kOld, part.column, old_value),
-			as_read_so_far(scratch, kNew, part.column, s->args.slot->tts_values[part.column - 1]), part.key,
+			as_read_so_far(scratch, kNew, part.column, s->args->slot->tts_values[part.column - 1]), part.key,
 			&old_in_full);
 		state = d == PartDifference::DiffersAsScalars ? kPartChangedAsScalars
 				: d == PartDifference::Differs		  ? kPartChanged
@@ -65,10 +65,8 @@ part_proved_different(UpdateState *s, int p)
 } // namespace
 
 bool
-guessed_part_differs(UpdateState *s, AttrNumber att)
+guessed_part_proved_different(UpdateState *s, AttrNumber att)
 {
-	if (s->guess < 0)
-		return false;
 	return any_part_of_index(s->info, s->guess, [s, att](core::ColumnNumber, int p) {
 		return s->info->parts.parts[p].column == att && part_proved_different(s, p);
 	});
@@ -94,7 +92,7 @@ classify_parts(UpdateState *s)
 		{
 			same = n <= kOnStack ? same_on_stack : static_cast<bool *>(palloc(sizeof(bool) * n));
 			compare_parts(detoasted_value(info, kOld, column, s->old_slot->tts_values[column - 1]),
-						  detoasted_value(info, kNew, column, s->args.slot->tts_values[column - 1]), &registry,
+						  detoasted_value(info, kNew, column, s->args->slot->tts_values[column - 1]), &registry,
 						  first, n, same);
 		}
 		for (int k = 0; k < n; k++)
@@ -122,7 +120,7 @@ classify_index_parts(UpdateState *s, int which)
 		{
 			if (state == kPartNoProof)
 				state = part_is_same(detoasted_value(info, kOld, column, s->old_slot->tts_values[column - 1]),
-									 detoasted_value(info, kNew, column, s->args.slot->tts_values[column - 1]),
+									 detoasted_value(info, kNew, column, s->args->slot->tts_values[column - 1]),
 									 part.key)
 							? kPartSame
 							: kPartChanged;

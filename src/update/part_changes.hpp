@@ -31,10 +31,16 @@ enum PartState : uint8
 	kPartChangedAsScalars,
 };
 
+bool guessed_part_proved_different(UpdateState *s, AttrNumber att);
+
 // Whether a jsonb part of column att that index `s->guess` reads is proved to differ,
 // reading each document only up to that field: then the documents differ, and the row change
-// counts the column Changed without comparing them in full.
-bool guessed_part_differs(UpdateState *s, AttrNumber att);
+// counts the column Changed without comparing them in full. Inline: no guess, no call.
+inline bool
+guessed_part_differs(UpdateState *s, AttrNumber att)
+{
+	return s->guess >= 0 && guessed_part_proved_different(s, att);
+}
 
 // The change of every part, the parts of one column compared in one pass over both
 // documents (compare_parts): what the core reads once it asks for more than the likely index.

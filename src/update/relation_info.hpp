@@ -79,9 +79,10 @@ struct UpdateScratch
 	bool *is_detoasted[2]; // [natts + 1]
 	bool any_detoasted[2]; // some is_detoasted[side] entry is set
 	// The columns of which the update met an old value stored compressed or out of line, for
-	// the read path (am/stored_form.hpp), told when the update is done (hot_update.cpp).
-	bool *old_extended; // [natts + 1]
-	bool any_old_extended;
+	// the read path (am/stored_form.hpp), told when the update is done (hot_update.cpp): the
+	// first nold_extended (a column may stand twice).
+	AttrNumber *old_extended; // [2 * (natts + 1)]
+	int nold_extended;
 	// What is known of each jsonb part of a changed column (part_changes.hpp, PartState);
 	// reset at the start of every checked update.
 	uint8 *part_state; // [nparts]
@@ -119,6 +120,11 @@ struct RelationInfo
 	// On a relation with nothing_to_gain: it sets the columns of two indexes or more, whose
 	// hints may gain (update_gate.hpp step 3).
 	bool statement_hints_only;
+	// Per index: the executor tells it "changed" on every row of the statement (a key column
+	// or expression input targeted), so a row that leaves its key unchanged gains by telling it
+	// so (index_hints.hpp); and how many indexes are such.
+	bool *statement_hint_candidates; // [nindexes]
+	int nstatement_hint_candidates;
 	// It changes no column of decision_inputs: only toastable columns no index reads, whose
 	// reuse is all it can gain (update_gate.cpp, reuse_cannot_gain()).
 	bool statement_reuse_only;

@@ -32,7 +32,7 @@ constexpr int kUnequalFetchesBeforeGivingUp = 32;
 bool
 read_old_version(UpdateState *s)
 {
-	const UpdateArgs &a = s->args;
+	const UpdateArgs &a = *s->args;
 	TupleTableSlot *old_slot = s->info->scratch.old_slot;
 	Buffer buffer = ReadBuffer(a.rel, ItemPointerGetBlockNumber(a.otid));
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
@@ -111,7 +111,7 @@ core::ColumnChange
 classify_column(UpdateState *s, AttrNumber att)
 {
 	TupleTableSlot *old_slot = s->old_slot;
-	TupleTableSlot *new_slot = s->args.slot;
+	TupleTableSlot *new_slot = s->args->slot;
 	const bool old_null = old_slot->tts_isnull[att - 1];
 	const bool new_null = new_slot->tts_isnull[att - 1];
 	if (old_null || new_null)
@@ -176,7 +176,7 @@ keeps_old_datum(const UpdateState *s, AttrNumber att)
 {
 	const Datum old_value = s->old_slot->tts_values[att - 1];
 	return settings.reuse_toast && s->info->columns[att].toastable && reuse_keeps_stored_bytes(old_value) &&
-		   reuse_keeps_compression(s->args.rel, att, old_value, s->args.slot->tts_values[att - 1]);
+		   reuse_keeps_compression(s->args->rel, att, old_value, s->args->slot->tts_values[att - 1]);
 }
 
 // The new version with the old stored datum of every reused column, so the value is not
@@ -184,7 +184,7 @@ keeps_old_datum(const UpdateState *s, AttrNumber att)
 HeapTuple
 with_old_datums(const UpdateState *s)
 {
-	TupleTableSlot *slot = s->args.slot;
+	TupleTableSlot *slot = s->args->slot;
 	slot_getallattrs(slot);
 	const int natts = slot->tts_tupleDescriptor->natts;
 	Datum *values = static_cast<Datum *>(palloc(sizeof(Datum) * natts));
@@ -204,7 +204,7 @@ bool
 row_change_read(UpdateState *s)
 {
 	RelationInfo *info = s->info;
-	const UpdateArgs &a = s->args;
+	const UpdateArgs &a = *s->args;
 	// The new version's values must not change under us.
 	ExecMaterializeSlot(a.slot);
 	// The executor's copy when it has the page tuple at otid pinned (no second buffer lookup;

@@ -91,7 +91,7 @@ struct EvaluationProbe
 		RelationInfo *info = s->info;
 		prepare_evaluation(info, &info->indexes[which]);
 		ExprContext *econtext = GetPerTupleExprContext(info->estate);
-		econtext->ecxt_scantuple = evaluation_slot(info, side, side == kOld ? s->old_slot : s->args.slot);
+		econtext->ecxt_scantuple = evaluation_slot(info, side, side == kOld ? s->old_slot : s->args->slot);
 		return econtext;
 	}
 
@@ -178,7 +178,7 @@ page_cannot_fit(UpdateState *s)
 	if (s->final_form != nullptr)
 		return cannot_fit(s->final_form, s->page_free);
 	bool should_free = false;
-	HeapTuple tuple = ExecFetchSlotHeapTuple(s->args.slot, true, &should_free);
+	HeapTuple tuple = ExecFetchSlotHeapTuple(s->args->slot, true, &should_free);
 	const bool result = cannot_fit(tuple, s->page_free);
 	if (should_free)
 		heap_freetuple(tuple);
@@ -240,14 +240,16 @@ decide_on_full_page(UpdateState *s, bool prechecked)
 constexpr bool kHintsEvaluate = false;
 
 // Which indexes the update leaves unchanged, for the executor's hint should it not be HOT
-// (index_hints.hpp): every index when the decision found none changed; for an update that
-// cannot be HOT (an index changed, or no room on the page), those the prechecks find
-// unchanged, with every jsonb field an index reads classified first. None for the self-test
-// (its decision is wrong on purpose) or a decision that failed.
+// (index_hints.hpp), of those the executor tells "changed" on every row of the statement
+// (RelationInfo::statement_hint_candidates): every one when the decision found none changed;
+// for an update that cannot be HOT (an index changed, or no room on the page), those the
+// prechecks find unchanged, with every jsonb field an index reads classified first. None for
+// the self-test (its decision is wrong on purpose) or a decision that failed.
 void
 choose_hints(UpdateState *s)
 {
-	if (s->selftest || s->check_failed)
+	RelationInfo *info = s->info;
+	if (s->selftest || s->check_failed || info->nstatement_hint_candidates == 0)
 		return;
 	if (s->decided && s->decision.hot_allowed)
 	{
@@ -256,15 +258,21 @@ choose_hints(UpdateState *s)
 	}
 	if (!s->decided && !s->page_cannot_fit)
 		return;
-	if (!s->parts_complete)
+	// The one index that could gain is the one found changed (a statement that sets one
+	// indexed column and changes it): nothing to ask.
+	if (s->decided && info->nstatement_hint_candidates == 1 && s->decision.blocking_index >= 0 &&
+		info->statement_hint_candidates[s->decision.blocking_index])
+		return;
+	if (!s->parts_complete && info->parts.nparts > 0)
 		classify_parts(s);
-	RelationInfo *info = s->info;
 	EvaluationProbe probe{s};
 	try
 	{
-		core::unchanged_indexes(info->core->indexes, info->core->changes, decision_options(), probe,
-								s->decided ? s->decision.blocking_index : -1, kHintsEvaluate, info->scratch.unchanged);
-		s->hints = kHintListed;
+		// Only the indexes the executor tells "changed" on every row can gain.
+		if (core::unchanged_indexes(info->core->indexes, info->core->changes, decision_options(), probe,
+									info->statement_hint_candidates, s->decided ? s->decision.blocking_index : -1,
+									kHintsEvaluate, info->scratch.unchanged) > 0)
+			s->hints = kHintListed;
 	}
 	catch (...)
 	{
@@ -281,7 +289,7 @@ decide(UpdateState *s)
 	if (!s->index_input_differs && !info->stock_blocks_more)
 	{
 		// Every index input as stored: no index changes.
-		s->hints = s->selftest ? kHintNone : kHintAll;
+		s->hints = s->selftest || info->nstatement_hint_candidates == 0 ? kHintNone : kHintAll;
 		return;
 	}
 	MemoryContext caller_context = MemoryContextSwitchTo(GetPerTupleMemoryContext(info->estate));

@@ -36,17 +36,27 @@ learn_targets(RelationInfo *info, bool known, const Bitmapset *targets)
 			info->statement_max_compared = att;
 		}
 	}
-	// A relation with nothing to gain on HOT (no toastable column, no expression or partial
-	// index) can gain hints only when the statement sets the columns of two indexes or more:
-	// with one, the executor's own answer (from the targets) is exact (index_hints.hpp).
+	// The indexes whose hint the executor gets wrong when a row leaves their key unchanged: it
+	// tells "changed" to every index a key column or expression input of which the statement
+	// sets (execIndexing.c, index_unchanged_by_update(); for the others it already tells
+	// "unchanged"). Only those can gain a hint (index_hints.hpp). A relation with nothing to
+	// gain on HOT (no toastable column, no expression or partial index) is checked only for
+	// hints, and only when two indexes or more can gain: with one, the executor's answer is exact.
 	int targeted_indexes = 0;
-	for (const core::IndexShape &index : info->core->indexes)
+	for (int i = 0; i < static_cast<int>(info->core->indexes.size()); i++)
 	{
+		const core::IndexShape &index = info->core->indexes[i];
 		bool targeted = !known;
-		for (core::ColumnNumber column : index.stored_columns)
-			targeted |= bms_is_member(column - FirstLowInvalidHeapAttributeNumber, targets);
+		for (const core::ColumnSet *inputs : {&index.stored_columns, &index.expression_inputs})
+			for (core::ColumnNumber input : *inputs)
+			{
+				const AttrNumber column = input > info->natts ? info->parts.parts[input - info->natts - 1].column : input;
+				targeted |= bms_is_member(column - FirstLowInvalidHeapAttributeNumber, targets);
+			}
+		info->statement_hint_candidates[i] = targeted;
 		targeted_indexes += targeted;
 	}
+	info->nstatement_hint_candidates = targeted_indexes;
 	info->statement_hints_only = info->nothing_to_gain && targeted_indexes >= 2;
 	bms_free(info->learned_targets);
 	MemoryContext caller_context = MemoryContextSwitchTo(info->context);

@@ -75,7 +75,7 @@ constexpr int kCheckTimeSampleEvery = 16;
 
 struct UpdateState
 {
-	UpdateArgs args;
+	const UpdateArgs *args; // the call's, in hotheap_tuple_update()'s frame
 	RelationInfo *info;
 	// hotplus.verify_selftest: decide wrongly on purpose (assert-enabled builds only).
 	bool selftest;
@@ -103,9 +103,10 @@ struct UpdateState
 	bool check_failed;			// the core threw: heap decided alone
 
 	// What the executor may tell each index if the update is not HOT (index_hints.hpp):
-	// kHintNone, its own answer for every index; kHintAll, "unchanged" for every index (no
-	// index input differs as stored, or the decision found no index changed); kHintListed,
-	// "unchanged" for those of UpdateScratch::unchanged.
+	// kHintNone, its own answer for every index; kHintAll, "unchanged" for every index it would
+	// tell "changed" (RelationInfo::statement_hint_candidates; no index input differs as stored,
+	// or the decision found no index changed); kHintListed, "unchanged" for those of
+	// UpdateScratch::unchanged.
 	uint8 hints;
 
 	// --- the hand-over (hand_over.hpp) ---

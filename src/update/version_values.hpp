@@ -30,8 +30,7 @@ in_line_uncompressed(Datum value)
 inline void
 note_old_extended(UpdateScratch &scratch, AttrNumber att)
 {
-	scratch.old_extended[att] = true;
-	scratch.any_old_extended = true;
+	scratch.old_extended[scratch.nold_extended++] = att;
 }
 
 // Keeps `detoasted` as the value of column att on `side` for the rest of the update.

@@ -1,6 +1,6 @@
 // The HOT decision against a brute-force model of the rule, over every index shape and
 // every update on a 3-column table, and over random sets of indexes.
-// Design points: D1, D3, D4, D6a, D9
+// Design points: D1, D3, D4, D6a, D9, D16
 #include <catch2/catch.hpp>
 
 #include "core/hot_decision.hpp"
@@ -949,10 +949,10 @@ TEST_CASE("InputsUnion settles exactly the updates that change no index input, a
 
 TEST_CASE("unchanged_indexes: the hints of an update that is not HOT, against the model", "[hint]")
 {
-	// Every index unchanged by the rule gets the hint when it may be evaluated (or needs no
-	// evaluation), unless its predicate is false on both rows (no entry to hint); none that
-	// changes ever does; without evaluation only those the prechecks settle; the index already
-	// found changed is not asked again.
+	// Every index asked and unchanged by the rule gets the hint when it may be evaluated (or
+	// needs no evaluation), unless its predicate is false on both rows (no entry to hint); none
+	// that changes ever does; without evaluation only those the prechecks settle; the index
+	// already found changed, and those not asked, are not looked at.
 	const auto shapes = every_index_shape();
 	const auto updates = every_column_changes();
 	const auto facts = every_fact();
@@ -968,7 +968,12 @@ TEST_CASE("unchanged_indexes: the hints of an update that is not HOT, against th
 		const int changed = static_cast<int>(rng() % (n + 1)) - 1;
 		RecordingProbe probe(u.facts);
 		bool unchanged[8] = {true, true, true, true, true, true, true, true};
-		const int count = unchanged_indexes(u.indexes, changes, options, probe, changed, evaluate, unchanged);
+		bool asked[8];
+		const bool ask_all = rng() % 2 == 0;
+		for (bool &a : asked)
+			a = ask_all || rng() % 3 != 0;
+		const int count =
+			unchanged_indexes(u.indexes, changes, options, probe, ask_all ? nullptr : asked, changed, evaluate, unchanged);
 		int set = 0;
 		for (int i = 0; i < n; i++)
 		{
@@ -979,8 +984,13 @@ TEST_CASE("unchanged_indexes: the hints of an update that is not HOT, against th
 			// Never a wrong hint: only indexes the rule, and the decision, find unchanged.
 			if (unchanged[i])
 				REQUIRE((truly_unchanged && !model_decision_changes_index(index, changes, f) && i != changed));
-			if (i == changed)
+			if (i == changed || !asked[i])
 				REQUIRE(probe.calls[i].empty());
+			if (!asked[i])
+			{
+				REQUIRE_FALSE(unchanged[i]);
+				continue;
+			}
 			// What the prechecks settle (every input as stored or image-equal, no whole row) is
 			// always hinted, with or without evaluation.
 			bool inputs_unchanged = !index.reads_whole_row;
