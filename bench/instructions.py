@@ -302,6 +302,54 @@ def oltp_tables(cluster, rows):
     cluster.sql('\n'.join(sql))
 
 
+def nonhot_tables(cluster, rows):
+    """The non-HOT updates hotheap hints (issue 55), two identical copies per variant (heap,
+    hotheap, and heap for the ceiling): an ORM's table (10 int columns each indexed, a text
+    column) and a tracking table (a status, a time indexed by its day, 8 int columns each
+    indexed)."""
+    sql = []
+    cols = ', '.join(f'c{k} int' for k in range(1, 11))
+    vals = ', '.join(f'(g * {k}) % 100003' for k in range(1, 11))
+    for variant, am in (('heap', 'heap'), ('hotheap', 'hotheap'), ('ceiling', 'heap')):
+        for scale in (1, 2):
+            t = f'orm_{variant}_{scale}'
+            sql.append(f'CREATE TABLE {t} (id int PRIMARY KEY, {cols}, pad text) USING {am};')
+            sql.append(f"INSERT INTO {t} SELECT g, {vals}, repeat('p', 100) FROM generate_series(1, {rows}) g;")
+            sql += [f'CREATE INDEX ON {t} (c{k});' for k in range(1, 11)]
+            t = f'track_{variant}_{scale}'
+            sql.append(f'CREATE TABLE {t} ({TRACK_COLUMNS}) USING {am};')
+            sql.append(f'INSERT INTO {t} SELECT {TRACK_VALUES} FROM generate_series(1, {rows}) g;')
+            sql += [f'CREATE INDEX ON {t} {index};' for index in TRACK_INDEXES]
+    cluster.sql('\n'.join(sql))
+
+
+# The tracking table (as bench/index_growth.py's `track`): its UPDATE changes the status and
+# moves the time on by a second, within the day its expression index reads.
+TRACK_COLUMNS = ('id int PRIMARY KEY, status int, at timestamptz, ' +
+                 ', '.join(f'c{k} int' for k in range(1, 9)) + ', note text')
+TRACK_VALUES = ("g, g % 7, timestamptz '2026-01-01 00:00:00+00' + (g % 365) * interval '1 day' + "
+                "(g * 7919 % 40000) * interval '1 second', " +
+                ', '.join(f'(g * {k}) % 100003' for k in range(1, 9)) + ", repeat('n', 60)")
+TRACK_INDEXES = ['(status)', "(((at AT TIME ZONE 'UTC')::date))"] + [f'(c{k})' for k in range(1, 9)]
+
+# One-row non-HOT updates (one indexed column changes), prepared: $1 the row's id; and the
+# ceiling's, on heap: the changed column set alone, so the executor hints every other index.
+NONHOT_UNITS = {
+    # An ORM's full-row save that changes c10: every column written back.
+    'orm save': ('UPDATE orm_{variant}_{scale} SET ' + ', '.join(f'c{k} = c{k}' for k in range(1, 10)) +
+                 ', c10 = c10 + 1, pad = pad WHERE id = $1',
+                 'UPDATE orm_{variant}_{scale} SET c10 = c10 + 1 WHERE id = $1'),
+    'status and time': ("UPDATE track_{variant}_{scale} SET status = status + 1, at = at + interval '1 second' "
+                        'WHERE id = $1',
+                        'UPDATE track_{variant}_{scale} SET status = status + 1 WHERE id = $1'),
+    # The same, the time moved on by a day: the day index changes too, nothing to hint.
+    'status and day': ("UPDATE track_{variant}_{scale} SET status = status + 1, at = at + interval '1 day' "
+                       'WHERE id = $1',
+                       "UPDATE track_{variant}_{scale} SET status = status + 1, at = at + interval '1 day' "
+                       'WHERE id = $1'),
+}
+
+
 # Workload 6's statements, one unit each (prepared): $1 an id (each unit another row).
 OLTP_UNITS = {
     'update c': ["PREPARE u(int) AS UPDATE {t} SET c = md5($1::text) || repeat('c', 88) WHERE id = $1"],
@@ -362,6 +410,9 @@ def main():
     ap.add_argument('--oltp', type=int, default=0, metavar='N',
                     help="workload 6's statements (bench.py), N units per session (0: none); "
                     'a unit is one statement, or one 10-statement transaction for the mix')
+    ap.add_argument('--nonhot', type=int, default=0, metavar='N',
+                    help="the non-HOT updates hotheap hints (an ORM's full-row save; a status and a "
+                         'time changed), N and 2N one-row UPDATEs per session (0: none)')
     ap.add_argument('--cache-sim', action='store_true',
                     help='with --oltp or --changed: also count data cache misses (callgrind --cache-sim=yes: '
                     'D1mr/D1mw first-level, DLmr/DLmw last-level, per statement)')
@@ -416,6 +467,8 @@ def main():
             w3_tables(cluster, changed_sizes, changed, 2 * args.changed_updates)
         if args.oltp:
             oltp_tables(cluster, max(20000, 2 * args.oltp))
+        if args.nonhot:
+            nonhot_tables(cluster, 2 * args.nonhot)
         cluster.sql('VACUUM ANALYZE; CHECKPOINT;')
         cluster.stop()
         lines += [f'# Instructions per update (callgrind), heap vs hotheap', '',
@@ -496,6 +549,31 @@ def main():
                 if args.cache_sim:
                     row += miss_columns(cost)
                 lines.append(row)
+                print(lines[-1], flush=True)
+            lines.append('')
+        if args.nonhot:
+            n = args.nonhot
+            lines += ["Non-HOT updates hotheap hints (one indexed column changes; hotheap tells the other "
+                      "indexes whose columns the statement sets that the row left their keys unchanged): "
+                      "an ORM's full-row save of 10 int columns each indexed and a text column; a status "
+                      "and a time indexed by its day, 8 more int columns each indexed; one-row UPDATE per "
+                      f"transaction (prepared), {n} and {2 * n} per session; the ceiling: heap, the "
+                      "changed column set alone (the executor hints every other index). A hinted btree "
+                      "runs bottom-up deletion where an unhinted one splits its page: the ceiling's "
+                      "instructions are btree's, not hotplus's:", '',
+                      '| case | heap instr/update | hotheap instr/update | change | ceiling instr/update | '
+                      'hotheap vs ceiling |', '|---|---|---|---|---|---|']
+            for case, (update, alone) in NONHOT_UNITS.items():
+                cost = {}
+                for variant in ('heap', 'hotheap', 'ceiling'):
+                    def statements(scale, units, variant=variant, update=alone if variant == 'ceiling' else update):
+                        return ([f'PREPARE u(int) AS {update.format(variant=variant, scale=scale)}'] +
+                                [f'EXECUTE u({(i * 7919) % (2 * n) + 1})' for i in range(units)])
+                    cost[variant] = per_unit(cluster, statements, n,
+                                             keep=profile(f"nonhot_{case.replace(' ', '_')}_{variant}"))
+                lines.append(f"| {case} | {cost['heap']:.0f} | {cost['hotheap']:.0f} | "
+                             f"{(cost['hotheap'] / cost['heap'] - 1) * 100:+.2f}% | {cost['ceiling']:.0f} | "
+                             f"{(cost['hotheap'] / cost['ceiling'] - 1) * 100:+.2f}% |")
                 print(lines[-1], flush=True)
             lines.append('')
         if args.stats_modes:

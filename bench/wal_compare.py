@@ -15,6 +15,11 @@ each session read, not on what the updates write; so are the background processe
 tables must then hold the same line pointers and the same tuples (lengths, ctids, infomask2
 with its HOT bits, data), XIDs and hint bits aside.
 
+hotheap's index hints (hotplus.index_hints, 1.6) let btree delete old versions of an
+unchanged key where heap's index would deduplicate or split its page: the Btree records then
+differ by design. They are off for this comparison; --index-hints runs hotheap with them on,
+compares every record but btree's exactly, and lists btree's apart.
+
 A timed benchmark measures WAL per transaction too (bench.py's wal_bytes), but there it also
 depends on how many transactions each run made and on the state the tables were left in by
 earlier runs (index page splits and deduplication, room for a new version on its page):
@@ -42,6 +47,7 @@ import bench  # noqa: E402  (the workloads' definitions)
 
 RECORD = re.compile(r'^rmgr: (\S+)\s+len \(rec/tot\):\s+(\d+)/\s*(\d+), tx:\s+\d+, lsn: \S+, prev \S+, desc: (\S+)')
 FIRST_NORMAL_OID = 16384  # relfilenodes below it: the catalogs' own (initdb's)
+HINTS_ON = "on: btree's records compared apart"
 BLOCK = re.compile(r'blkref #0: rel \d+/\d+/(\d+)(?: fork \S+)? blk (\d+)')
 
 
@@ -90,6 +96,8 @@ def main():
                     help="first N one-row updates of workload 2's unindexed field (HOT on hotheap "
                     'only) on each table, then VACUUM: the tables of bench.py before this '
                     "change, where workload 3 ran after workload 2; the records then differ")
+    ap.add_argument('--index-hints', action='store_true',
+                    help="hotheap with hotplus.index_hints on: every record but btree's compared exactly")
     ap.add_argument('--out', help='also write the markdown report here')
     args = ap.parse_args()
 
@@ -107,7 +115,8 @@ def main():
     lines = ['# WAL and tuples of the same updates, heap vs hotheap', '',
              f'- server: {version}', f'- command: `{" ".join(sys.argv)}`',
              f'- {args.updates} one-row UPDATEs per table (prepared, each its own transaction), '
-             f'the same rows and values on both; tables of {args.rows} rows, fillfactor 80' +
+             f'the same rows and values on both; tables of {args.rows} rows, fillfactor 80; hotheap\'s '
+             f'index hints {HINTS_ON if args.index_hints else "off"}' +
              (f'; before them, {args.history} updates of the unindexed counter on each table '
               '(HOT on hotheap, not on heap) and a VACUUM' if args.history else ''), '',
              '| documents | shape | field set | heap WAL bytes/update | hotheap WAL bytes/update | '
@@ -135,6 +144,7 @@ def main():
             for am in ('heap', 'hotheap'):
                 t = f'wal_{size}_{key}_{am}'
                 cur.execute('DEALLOCATE ALL')
+                cur.execute(f"SET hotplus.index_hints = {'on' if args.index_hints else 'off'}")
                 cur.execute(f"PREPARE u(text, int) AS UPDATE {t} SET doc = jsonb_set(doc, '{{{field}}}', "
                             f"to_jsonb($1::text)) WHERE id = $2")
                 # Planning reads the table's statistics, whose catalog pages then get their
@@ -156,11 +166,11 @@ def main():
             # catalog page gets one first depends on what each session read; and the
             # checkpointer's and background writer's records (Standby RUNNING_XACTS every 15 s,
             # checkpoints) fall where they fall. Both are counted apart.
-            def own(am):
+            def own(am, btree=not args.index_hints):
                 return [r[:4] for r in result[am]['records']
                         if not (r[1] == 'FPI_FOR_HINT' and r[4] is not None and r[4][0] < FIRST_NORMAL_OID)
-                        and r[0] != 'Standby' and not r[1].startswith('CHECKPOINT')]
-            catalog_hints = {am: len(result[am]['records']) - len(own(am)) for am in ('heap', 'hotheap')}
+                        and r[0] != 'Standby' and not r[1].startswith('CHECKPOINT') and (btree or r[0] != 'Btree')]
+            catalog_hints = {am: len(result[am]['records']) - len(own(am, btree=True)) for am in ('heap', 'hotheap')}
             same_records = own('heap') == own('hotheap')
             same_tuples = result['heap']['tuples'] == result['hotheap']['tuples']
             failures += not (same_records and same_tuples)
@@ -172,6 +182,14 @@ def main():
             top = top('heap') if same_records else f"heap: {top('heap')}; hotheap: {top('hotheap')}"
             hints = ('' if not any(catalog_hints.values()) else
                      f" (catalog hint images and background records apart: {catalog_hints['heap']} / {catalog_hints['hotheap']})")
+            if args.index_hints:
+                def btree(am):
+                    by_type = collections.Counter()
+                    for rmgr, kind, _, total, _ in result[am]['records']:
+                        if rmgr == 'Btree':
+                            by_type[kind] += total
+                    return ' '.join(f'{k} {v / args.updates:.0f}' for k, v in sorted(by_type.items()))
+                hints += f"; btree's: heap {btree('heap')}, hotheap {btree('hotheap')}"
             lines.append(f"| {size} | {key} | {field} | {result['heap']['wal'] / args.updates:.1f} | "
                          f"{result['hotheap']['wal'] / args.updates:.1f} | {'yes' if same_records else 'NO'}{hints} | "
                          f"{'yes' if same_tuples else 'NO'} | {top} |")

@@ -16,11 +16,13 @@ SET search_path = decision_likely_first, public;
 \i test/sql_helpers/hot_helpers.sql
 
 -- 1. Which expressions are evaluated, in which order. noisy() says when it is evaluated
--- (hotplus.verify, which evaluates every index again after a HOT decision it checks, is off
--- here so that only the decision's own evaluations show). Both indexes read their field
--- through noisy(): no shortcut, a changed field is evaluated. lower() makes 'A1' -> 'a1'
--- a change of the field that leaves the index's value as it was.
+-- (hotplus.verify, which evaluates every index again after a HOT decision it checks, and
+-- hotplus.index_hints, which evaluates for its hint what the decision of an update that is
+-- not HOT left, D16, are off here so that only the decision's own evaluations show). Both
+-- indexes read their field through noisy(): no shortcut, a changed field is evaluated.
+-- lower() makes 'A1' -> 'a1' a change of the field that leaves the index's value as it was.
 SET hotplus.verify = off;
+SET hotplus.index_hints = off;
 CREATE FUNCTION noisy(tag text, v text) RETURNS text IMMUTABLE LANGUAGE plpgsql AS $$
 BEGIN
   RAISE NOTICE 'evaluated %(%)', tag, v;
@@ -54,11 +56,16 @@ COMMIT;
 -- The first index found changed: b in updates 1, 2, 5 and 6, a in 4.
 SELECT indexrelname, nonhot_first_changed FROM hotplus_stat_indexes
 WHERE relname = 'lf' ORDER BY 1;
+-- With hints (the default): b is decided first and changes, then a is evaluated for its
+-- hint (its value stays: hinted); then the executor evaluates both for the new entries.
+RESET hotplus.index_hints;
+EXECUTE upd(7, 'a7', 'b7x');
+SELECT index_hints FROM hotplus_stat_tables WHERE relname = 'lf';
 RESET hotplus.verify;
 SET client_min_messages = warning; -- amcheck and the scans evaluate noisy() too
 SELECT check_btrees('lf');
 SELECT * FROM check_scans($$SELECT id, doc FROM lf WHERE noisy('a', doc->>'a') IN ('a1', 'a2', 'a3', 'zz4', 'a5', 'zz6', 'a7')$$);
-SELECT * FROM check_scans($$SELECT id, doc FROM lf WHERE noisy('b', doc->>'b') IN ('b1x', 'b2x', 'b3', 'b4', 'b5x', 'b6x', 'b7')$$);
+SELECT * FROM check_scans($$SELECT id, doc FROM lf WHERE noisy('b', doc->>'b') IN ('b1x', 'b2x', 'b3', 'b4', 'b5x', 'b6x', 'b7x')$$);
 RESET client_min_messages;
 
 -- 2. The shortcut is exact: only strings (or booleans) of other bytes make `->>` and `->`

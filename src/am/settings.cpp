@@ -38,6 +38,13 @@ define_settings()
 		"out-of-line datum: nothing is toasted again and no TOAST rows change.",
 		&settings.reuse_toast, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 	DefineCustomBoolVariable(
+		"hotplus.index_hints",
+		"Tells each index of an update that is not HOT whether the row left its key unchanged.",
+		"btree then removes old versions of an unchanged key before it splits a page "
+		"(bottom-up deletion). Off: every index gets the executor's own answer, which it "
+		"takes from the statement's target columns alone, as on heap.",
+		&settings.index_hints, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+	DefineCustomBoolVariable(
 		"hotplus.verify",
 		"Rechecks every HOT decision hotplus adds, independently, before the update is written.",
 		"Whenever hotplus lets an update be HOT that heap would not, every index's predicate "

@@ -1,5 +1,5 @@
-// hotplus's GUCs. The four a user tunes (enabled, check_expressions, reuse_toast, read_path)
-// are user-settable (PGC_USERSET): per session, per role, per database, or per transaction
+// hotplus's GUCs. The five a user tunes (enabled, check_expressions, reuse_toast, read_path,
+// index_hints) are user-settable (PGC_USERSET): per session, per role, per database, or per transaction
 // with SET LOCAL. The verifier's are superuser-only (PGC_SUSET): a role must not switch off
 // a check its administrator switched on; so are the ones for tests (selftests,
 // read_path_everywhere, read_path_show_markers, page_full_sample_every), which no role should
@@ -43,6 +43,11 @@ struct Settings
 	// unchanged) and when a marker runs on a compressed or out-of-line value (off: the stored
 	// value goes on, as on heap).
 	bool read_path = true;
+	// hotplus.index_hints: a non-HOT update tells each index the statement sets whether the
+	// row left its key unchanged (update/index_hints.hpp), for btree's bottom-up deletion.
+	// Off: every index gets the executor's own answer, as on heap (doc/performance.md "Hints":
+	// the deletion a hint asks for costs CPU where no vacuum runs).
+	bool index_hints = true;
 	// hotplus.read_path_everywhere: for tests, a HotheapRead node wherever selective
 	// deformation could serve, whatever the rows the scan will read (core/read_plan.hpp's cost
 	// model leaves it out of few-row scans): the tests of the node's behaviour keep their

@@ -13,6 +13,7 @@ extern "C" {
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "catalog/index.h"
+#include "catalog/pg_am_d.h"
 #include "catalog/pg_type_d.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
@@ -182,6 +183,9 @@ gather_one_index(Relation index, RelationInfo *info, IndexEvalInfo *eval, IndexF
 {
 	IndexInfo *ii = BuildIndexInfo(index);
 	describe_evaluation(RelationGetRelid(index), ii, eval);
+	const Oid am = index->rd_rel->relam;
+	eval->takes_hint = am != HASH_AM_OID && am != GIST_AM_OID && am != GIN_AM_OID && am != SPGIST_AM_OID &&
+					   am != BRIN_AM_OID;
 	f->stored = static_cast<AttrNumber *>(palloc0(sizeof(AttrNumber) * Max(ii->ii_NumIndexAttrs, 1)));
 	for (int col = 0; col < ii->ii_NumIndexAttrs; col++)
 	{

@@ -52,6 +52,10 @@ struct IndexEvalInfo
 	// Per expression: the jsonb part it is exactly (`col -> 'key'`, `col ->> 'key'`,
 	// is_part_access), or -1: its value differs when the part's values differ as scalars.
 	int *expression_part;
+	// Its access method may use the executor's "key unchanged" hint (index_hints.hpp): any
+	// but the core ones whose aminsert ignores it (hash, GiST, GIN, SP-GiST, BRIN; 15 to 19:
+	// only btree reads it). Only such indexes are hinted, and evaluated for a hint.
+	bool takes_hint;
 };
 
 // One column's facts and per-update state, indexed by attribute number, all columns in one

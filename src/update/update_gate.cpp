@@ -39,9 +39,10 @@ learn_targets(RelationInfo *info, bool known, const Bitmapset *targets)
 	// The indexes whose hint the executor gets wrong when a row leaves their key unchanged: it
 	// tells "changed" to every index a key column or expression input of which the statement
 	// sets (execIndexing.c, index_unchanged_by_update(); for the others it already tells
-	// "unchanged"). Only those can gain a hint (index_hints.hpp). A relation with nothing to
-	// gain on HOT (no toastable column, no expression or partial index) is checked only for
-	// hints, and only when two indexes or more can gain: with one, the executor's answer is exact.
+	// "unchanged"), of an access method that reads the hint. Only those can gain one
+	// (index_hints.hpp). A relation with nothing to gain on HOT (no toastable column, no
+	// expression or partial index) is checked only for hints, and only when two indexes or
+	// more can gain: with one, the executor's answer is exact.
 	int targeted_indexes = 0;
 	for (int i = 0; i < static_cast<int>(info->core->indexes.size()); i++)
 	{
@@ -53,6 +54,7 @@ learn_targets(RelationInfo *info, bool known, const Bitmapset *targets)
 				const AttrNumber column = input > info->natts ? info->parts.parts[input - info->natts - 1].column : input;
 				targeted |= bms_is_member(column - FirstLowInvalidHeapAttributeNumber, targets);
 			}
+		targeted &= info->indexes[i].takes_hint;
 		info->statement_hint_candidates[i] = targeted;
 		targeted_indexes += targeted;
 	}
@@ -164,7 +166,7 @@ update_gate(const UpdateArgs &a, RelationInfo **info_out)
 		return Gate::HeapAlone;
 	if (!statement_learned(info, a.slot))
 		learn_statement(info, a.rel, a.slot);
-	if (info->nothing_to_gain && !info->statement_hints_only)
+	if (info->nothing_to_gain && !(info->statement_hints_only && settings.index_hints))
 		return Gate::HeapAlone;
 	if (info->statement_leaves_to_heap || (info->statement_reuse_only && reuse_cannot_gain(info, a)))
 		return Gate::HeapByTargets;

@@ -6,7 +6,8 @@
 -- Checked: an ORM's full-row save, a jsonb field, a page without room; rows of one
 -- statement that differ, in both orders; a row that takes heap's path after a hinted one;
 -- a trigger's nested statement; MERGE; INSERT ... ON CONFLICT DO UPDATE; partitions;
--- hotplus.enabled off (the executor's own answers); the statistics' count; amcheck.
+-- hotplus.enabled and hotplus.index_hints off (the executor's own answers); the statistics'
+-- count; amcheck.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 CREATE EXTENSION IF NOT EXISTS amcheck;
@@ -43,13 +44,24 @@ SELECT hint_recorder_reset();
 UPDATE r SET a = a, b = b + 100, c = c, doc = doc WHERE id = 2;
 SELECT * FROM hints();
 RESET hotplus.enabled;
+-- And with hotplus.index_hints off: the executor's own answers, the update checked all the same.
+SET hotplus.index_hints = off;
+SELECT hint_recorder_reset();
+UPDATE r SET a = a, b = b + 100, c = c, doc = doc WHERE id = 2;
+SELECT * FROM hints();
+RESET hotplus.index_hints;
 
 -- A jsonb field no index reads, and b: the field r_k reads kept its value.
 SELECT hint_recorder_reset();
 UPDATE r SET doc = jsonb_set(doc, '{x}', '1'), b = b + 100 WHERE id = 3;
--- A case change: lower(c) is the same (the executor says changed; hotplus, without evaluating
--- the expression for a hint, keeps the executor's answer).
+-- A case change: lower(c) is the same (the executor says changed; hotplus evaluates the
+-- expression on both rows and hints it); then a change of lower(c) (the executor's answer).
 UPDATE r SET c = lower(c), b = b + 100 WHERE id = 4;
+UPDATE r SET c = c || 'x', b = b + 100 WHERE id = 4;
+-- The same with hotplus.check_expressions off: nothing evaluated, the executor's answer.
+SET hotplus.check_expressions = off;
+UPDATE r SET c = upper(c), b = b + 100 WHERE id = 4;
+RESET hotplus.check_expressions;
 SELECT * FROM hints();
 
 -- Rows of one statement that differ: a unchanged in the first row (hinted), changed in the
@@ -119,8 +131,19 @@ SELECT hint_recorder_reset();
 UPDATE p SET a = CASE WHEN id = 11 THEN a + 100 ELSE a END, b = b + 100;
 SELECT * FROM hints();
 
+-- An index whose access method ignores the hint (hash, GiST, GIN, SP-GiST, BRIN) is not
+-- hinted: h's ORM save hints h_c (btree) alone, not h_a (hash).
+CREATE TABLE h (id int PRIMARY KEY, a int, b int, c int, t text) USING hotheap WITH (fillfactor = 50);
+CREATE INDEX h_a ON h USING hash (a);
+CREATE INDEX h_b ON h USING hint_recorder (b);
+CREATE INDEX h_c ON h (c);
+INSERT INTO h VALUES (1, 1, 1, 1, 't');
+SELECT hint_recorder_reset();
+UPDATE h SET a = a, b = b + 100, c = c, t = t WHERE id = 1;
+SELECT * FROM hints();
+
 -- The statistics count the indexes hotplus told "unchanged".
-SELECT relname, index_hints FROM hotplus_stat_tables WHERE relname IN ('r', 'f', 'p1', 'p2') ORDER BY relname;
+SELECT relname, index_hints FROM hotplus_stat_tables WHERE relname IN ('r', 'f', 'p1', 'p2', 'h') ORDER BY relname;
 
 -- The indexes hold every row as heap does.
 SELECT bt_index_check(i, true) FROM unnest(ARRAY['r_a_bt', 'r_k_bt', 'r_lc_bt', 'r_pkey', 'f_pkey']::regclass[]) i;
