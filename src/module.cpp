@@ -9,6 +9,7 @@
 #include "am/as_heap.hpp"
 #include "am/contrib_as_heap.hpp"
 #include "am/hotheap_am.hpp"
+#include "am/repack.hpp"
 #include "update/hot_update.hpp"
 #include "update/hot_blocking_override.hpp"
 #include "read/plan_display.hpp"
@@ -44,6 +45,7 @@ _PG_init(void)
 	hotplus::stored_form_init();
 	hotplus::read_planner_init();
 	hotplus::plan_display_init();
+	hotplus::repack_init();
 	hotplus::reserve_settings_prefix();
 }
 }

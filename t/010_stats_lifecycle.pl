@@ -210,7 +210,8 @@ $node->command_ok([ 'pgbench', '-n', '-c', '4', '-j', '2', '-t', '250', '-f', $s
 	'-h', $node->host, '-p', $node->port, 'postgres' ], 'pgbench, 4 clients');
 $node->command_ok([ 'pgbench', '-n', '-C', '-c', '2', '-t', '100', '-f', $script,
 	'-h', $node->host, '-p', $node->port, 'postgres' ], 'pgbench, 2 clients connecting per transaction');
-# A backend flushes before it leaves pg_stat_activity (before_shmem_exit runs first).
+# A backend flushes before it leaves pg_stat_activity (its on_shmem_exit callback, registered
+# after InitPostgres's pgstat_beshutdown_hook, runs before it).
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity WHERE application_name = 'pgbench'}),
 	'pgbench\'s backends are gone');
 is($node->safe_psql('postgres', $updates), '1200', 'the counts of every backend add up exactly');

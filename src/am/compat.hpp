@@ -21,6 +21,9 @@ extern "C" {
 #include "access/tupdesc.h"
 #include "catalog/pg_type_d.h"
 #include "access/tableam.h"
+#include "catalog/namespace.h"
+#include "commands/defrem.h"
+#include "commands/tablecmds.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "optimizer/planner.h"
@@ -367,4 +370,60 @@ compat_shmem_init_hash(const char *name, int64 init_size, int64 max_size, HASHCT
 using CompatSysCacheId = SysCacheIdentifier;
 #else
 using CompatSysCacheId = int;
+#endif
+
+// --- REPACK (CONCURRENTLY) ----------------------------------------------------------------
+// PG19's REPACK (CONCURRENTLY) refuses a relation whose rd_tableam is not heap's routine
+// (repack.c, check_concurrent_repack_requirements(): "a table AM that doesn't support logical
+// decoding would ... lose the changes"; hotheap's WAL is heap's, so decoding sees its
+// changes). compat_repack_concurrently_target(): the table a REPACK (CONCURRENTLY) statement
+// names, when its options are REPACK's own (VERBOSE, ANALYZE, CONCURRENTLY, read as
+// ExecRepack() reads them: the last CONCURRENTLY wins) and CONCURRENTLY is on; nullptr for
+// any other statement, and before 19, which has no REPACK.
+#if PG_VERSION_NUM >= 190000
+constexpr bool kCompatHasRepack = true;
+
+inline RangeVar *
+compat_repack_concurrently_target(Node *stmt)
+{
+	if (!IsA(stmt, RepackStmt))
+		return nullptr;
+	auto *repack = reinterpret_cast<RepackStmt *>(stmt);
+	if (repack->command != REPACK_COMMAND_REPACK || repack->relation == nullptr)
+		return nullptr;
+	bool concurrently = false;
+	ListCell *lc;
+	foreach (lc, repack->params)
+	{
+		auto *option = lfirst_node(DefElem, lc);
+		if (strcmp(option->defname, "concurrently") == 0)
+			concurrently = defGetBoolean(option);
+		else if (strcmp(option->defname, "verbose") != 0 && strcmp(option->defname, "analyze") != 0 &&
+				 strcmp(option->defname, "analyse") != 0)
+			return nullptr; // ExecRepack() refuses it, as it would on heap
+	}
+	return concurrently ? repack->relation->relation : nullptr;
+}
+
+// The table, locked and checked as ExecRepack() locks and checks it for CONCURRENTLY
+// (process_single_relation(): SHARE UPDATE EXCLUSIVE, the MAINTAIN privilege).
+inline Oid
+compat_repack_lock_target(RangeVar *relation)
+{
+	return RangeVarGetRelidExtended(relation, ShareUpdateExclusiveLock, 0, RangeVarCallbackMaintainsTable, nullptr);
+}
+#else
+constexpr bool kCompatHasRepack = false;
+
+inline RangeVar *
+compat_repack_concurrently_target(Node *)
+{
+	return nullptr;
+}
+
+inline Oid
+compat_repack_lock_target(RangeVar *)
+{
+	return InvalidOid;
+}
 #endif

@@ -5,8 +5,8 @@ namespace hotplus {
 namespace {
 
 // As many as hotplus's modules add (as_heap, relation_info, verifier, hot_blocking_override,
-// contrib_as_heap, stored_form).
-constexpr int max_callbacks = 6;
+// contrib_as_heap, stored_form, and repack on 19).
+constexpr int max_callbacks = 7;
 RelcacheCallbackFunction callbacks[max_callbacks];
 int ncallbacks = 0;
 

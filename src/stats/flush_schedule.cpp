@@ -71,12 +71,22 @@ flush_schedule_init(FlushPending flush)
 	flush_pending = flush;
 }
 
+// on_shmem_exit, not before_shmem_exit: this is registered at a backend's first count,
+// wherever that happens, and a before_shmem_exit callback registered inside a
+// PG_ENSURE_ERROR_CLEANUP block (19's REPACK (CONCURRENTLY) replays concurrent updates into
+// the new table inside one) breaks the block's cancel_before_shmem_exit(), which requires
+// its own callback to be the latest: an ERROR at its end, then a crash at exit. Nothing
+// cancels on_shmem_exit callbacks. The flush needs only the main shared memory segment and
+// an LWLock (stats.cpp), both there until the on_shmem_exit callbacks registered before this
+// one (ProcKill's among them) run; pgstat_beshutdown_hook, which takes the backend out of
+// pg_stat_activity, is one of those (on_shmem_exit from InitPostgres), so a backend's counts
+// are flushed before it leaves pg_stat_activity (t/010). ipc.c, shmem_exit(), 15 to 19.
 void
 flush_schedule_note_counting()
 {
 	if (flush_pending == nullptr || exit_hook_registered)
 		return;
-	before_shmem_exit(flush_at_exit, 0);
+	on_shmem_exit(flush_at_exit, 0);
 	exit_hook_registered = true;
 }
 

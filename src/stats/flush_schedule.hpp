@@ -11,7 +11,7 @@
 //     sinval catchup signal does), which an idle backend does in a transaction of its own at
 //     its next read of a client command; that transaction's end flushes, forced. A busy
 //     backend meets the same forced flush at its next transaction end.
-//  3. Counts are flushed, waiting for the lock, when the backend exits (before_shmem_exit),
+//  3. Counts are flushed, waiting for the lock, when the backend exits (on_shmem_exit),
 //     so counts from backends that came and went add up exactly.
 //  4. Background workers (the logical replication apply worker among them), which never
 //     read a client command, flush at every transaction end, waiting, as before.
