@@ -19,15 +19,16 @@ does between vacuums):
   track     a status, a time indexed by its day (`((at AT TIME ZONE 'UTC')::date)`), 8 int
             columns each indexed, `SET status = status + 1, at = at + interval '1 second'`: the
             status index changes, the day stays, which hotheap tells only by evaluating the
-            expression (not done: heap, hotheap); ceiling: `SET status = status + 1` alone;
+            expression (heap, hotheap); ceiling: `SET status = status + 1` alone;
   full20    jsonb20's documents at fillfactor 100, a field no index reads changed: no index
             changes, updates that find no room are not HOT (heap, hotheap); ceiling: the same
             documents on heap at fillfactor 100 with a column of their own that no index reads,
             `SET own = ...` (the executor hints every index).
 
 Reported: the untouched indexes' total size before and after, the changed index's, and the
-TPS of each run (in memory: fsync off, the table in shared_buffers), and the ratio of each
-growth to the ceiling's.
+TPS (in memory: fsync off, the table in shared_buffers), and the ratio of each growth to the
+ceiling's; with --rounds N, each variant N times on fresh tables, in turn, as medians, the
+TPS against heap's as the median of the per-round ratios.
 
     PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config /usr/bin/python3 bench/index_growth.py \
         --out bench/results/index-growth-pg15/report.md
@@ -36,6 +37,7 @@ hotplus as installed in that server (make install first). As root, the server ru
 """
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -161,10 +163,14 @@ def run_variant(node, tmp, setup, update, changed, rows, per_row, clients, autov
                              '-j', str(clients), '-t', str(txns), '-f', script, *node.libpq_args())
     tps, done = pgnode.pgbench_result(out)
     after = index_sizes(node, table, changed)
-    hot = node.v(f"SELECT round(100.0 * n_tup_hot_upd / greatest(n_tup_upd, 1), 1) FROM pg_stat_user_tables "
+    hot = node.v(f"SELECT round(100.0 * n_tup_hot_upd / greatest(n_tup_upd, 1), 1)::float8 FROM pg_stat_user_tables "
                  f"WHERE relname = '{table}'")
     node.x(f'DROP TABLE {table}')
     return {'table': table, 'before': before, 'after': after, 'tps': tps, 'txns': done, 'hot_pct': hot}
+
+
+def grown(run):
+    return run['after'][0] - run['before'][0]
 
 
 def mb(b):
@@ -177,6 +183,7 @@ def main():
     ap.add_argument('--rows', type=int, default=20000)
     ap.add_argument('--updates-per-row', type=int, default=20)
     ap.add_argument('--clients', type=int, default=2)
+    ap.add_argument('--rounds', type=int, default=1, help='each variant this many times, on fresh tables')
     ap.add_argument('--workloads', default=','.join(WORKLOADS))
     ap.add_argument('--out', help='also write the markdown report here')
     ap.add_argument('--autovacuum', metavar='NAPTIME',
@@ -211,21 +218,34 @@ def main():
                      f'{args.clients} clients, one random row per transaction, in memory (fsync off), '
                      f'autovacuum {f"on (naptime {args.autovacuum})" if args.autovacuum else "off"}',
                      f'- command: `bench/index_growth.py {" ".join(sys.argv[1:])}`\n',
-                     '| workload | variant | untouched indexes, MB before → after | growth | vs ceiling | changed index, MB | HOT % | TPS |',
-                     '|---|---|---|---|---|---|---|---|']
+                     f'- {args.rounds} round(s), the variants in turn (reversed every other round); medians of the '
+                     'rounds, the TPS ratio as the median of the per-round ratios (range)\n',
+                     '| workload | variant | untouched indexes, MB before → after | growth | vs ceiling | changed index, MB | HOT % | TPS | TPS vs heap |',
+                     '|---|---|---|---|---|---|---|---|---|']
             for name in args.workloads.split(','):
-                results = {}
-                for variant, setup, update, changed in WORKLOADS[name]:
-                    log(f'{name} {variant}')
-                    results[variant] = run_variant(self.node, self.tmp, setup, update, changed, args.rows,
-                                                   args.updates_per_row, args.clients, args.autovacuum)
-                ceiling = results['ceiling']['after'][0] - results['ceiling']['before'][0]
-                for variant, r in results.items():
-                    grew = r['after'][0] - r['before'][0]
+                runs = {variant: [] for variant, *_ in WORKLOADS[name]}
+                for r in range(args.rounds):
+                    order = WORKLOADS[name] if r % 2 == 0 else list(reversed(WORKLOADS[name]))
+                    for variant, setup, update, changed in order:
+                        log(f'{name} {variant} round {r + 1}')
+                        runs[variant].append(run_variant(self.node, self.tmp, setup, update, changed, args.rows,
+                                                         args.updates_per_row, args.clients, args.autovacuum))
+                ceiling = statistics.median(grown(x) for x in runs['ceiling'])
+                for variant, rs in runs.items():
+                    grew = statistics.median(grown(x) for x in rs)
                     ratio = f'{grew / ceiling:.2f}x' if ceiling > 0 else '-'
-                    changed = f"{mb(r['before'][1])} → {mb(r['after'][1])}" if r['after'][1] else '-'
-                    lines.append(f"| {name} | {variant} | {mb(r['before'][0])} → {mb(r['after'][0])} | "
-                                 f"+{mb(grew)} | {ratio} | {changed} | {r['hot_pct']} | {r['tps']:.0f} |")
+                    before = statistics.median(x['before'][0] for x in rs)
+                    after = statistics.median(x['after'][0] for x in rs)
+                    changed = (f"{mb(statistics.median(x['before'][1] for x in rs))} → "
+                               f"{mb(statistics.median(x['after'][1] for x in rs))}" if rs[0]['after'][1] else '-')
+                    tps = statistics.median(x['tps'] for x in rs)
+                    per_round = [x['tps'] / h['tps'] for x, h in zip(rs, runs['heap'])]
+                    vs_heap = ('-' if variant == 'heap' else
+                               f'{statistics.median(per_round):.2f}x ({min(per_round):.2f}..{max(per_round):.2f})'
+                               if len(per_round) > 1 else f'{per_round[0]:.2f}x')
+                    lines.append(f"| {name} | {variant} | {mb(before)} → {mb(after)} | "
+                                 f"+{mb(grew)} | {ratio} | {changed} | {statistics.median(x['hot_pct'] for x in rs)} | "
+                                 f"{tps:.0f} | {vs_heap} |")
             report = '\n'.join(lines) + '\n'
             print(report)
             if args.out:

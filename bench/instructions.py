@@ -36,6 +36,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench  # noqa: E402  (the workloads' definitions, shared with the timed suite)
+from index_growth import TRACK_COLUMNS, TRACK_INDEXES, TRACK_VALUES  # noqa: E402  (its `track` table)
 
 # noread: hotheap's table with hotplus.read_path off (heap's plan; what the read path's node costs)
 DOC_VARIANTS = ['heap', 'hotheap', 'noread', 'limit', 'limit20', 'verify']
@@ -319,18 +320,9 @@ def nonhot_tables(cluster, rows):
             t = f'track_{variant}_{scale}'
             sql.append(f'CREATE TABLE {t} ({TRACK_COLUMNS}) USING {am};')
             sql.append(f'INSERT INTO {t} SELECT {TRACK_VALUES} FROM generate_series(1, {rows}) g;')
-            sql += [f'CREATE INDEX ON {t} {index};' for index in TRACK_INDEXES]
+            sql += [f'CREATE INDEX ON {t} ({index});' for index in TRACK_INDEXES]
     cluster.sql('\n'.join(sql))
 
-
-# The tracking table (as bench/index_growth.py's `track`): its UPDATE changes the status and
-# moves the time on by a second, within the day its expression index reads.
-TRACK_COLUMNS = ('id int PRIMARY KEY, status int, at timestamptz, ' +
-                 ', '.join(f'c{k} int' for k in range(1, 9)) + ', note text')
-TRACK_VALUES = ("g, g % 7, timestamptz '2026-01-01 00:00:00+00' + (g % 365) * interval '1 day' + "
-                "(g * 7919 % 40000) * interval '1 second', " +
-                ', '.join(f'(g * {k}) % 100003' for k in range(1, 9)) + ", repeat('n', 60)")
-TRACK_INDEXES = ['(status)', "(((at AT TIME ZONE 'UTC')::date))"] + [f'(c{k})' for k in range(1, 9)]
 
 # One-row non-HOT updates (one indexed column changes), prepared: $1 the row's id; and the
 # ceiling's, on heap: the changed column set alone, so the executor hints every other index.

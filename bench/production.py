@@ -655,6 +655,9 @@ class Production:
         self.meta['dirty'] = os.environ.get('BENCH_DIRTY', '')
         with open(os.path.join(out, 'meta.json'), 'w') as f:
             json.dump(self.meta, f, indent=1, default=str)
+        if self.args.no_report:
+            log(f'wrote {out}/runs.csv, samples.csv, meta.json (the report: --report-only {out})')
+            return
         production_report.render(out)
         log(f'wrote {out}/report.md')
 
@@ -678,6 +681,8 @@ def main():
     ap.add_argument('--nice', type=int, default=-10)
     ap.add_argument('--keep', action='store_true', help='keep the data directories and server logs')
     ap.add_argument('--report-only', metavar='DIR', help='render DIR/report.md from its CSVs and meta.json')
+    ap.add_argument('--no-report', action='store_true',
+                    help='write the CSVs and meta.json only (bench/run-19.sh renders the report outside its chroot)')
     args = ap.parse_args()
     if args.report_only:
         import production_report

@@ -10,11 +10,6 @@ import json
 import os
 import statistics
 
-import matplotlib
-
-matplotlib.use('Agg')
-import matplotlib.pyplot as plt  # noqa: E402
-
 KIND_LABELS = {
     'small': '~1 kB documents (not compressed)',
     'large': '~6 kB documents, compressed in line',
@@ -162,6 +157,9 @@ def steady_windows(samples, variant):
 
 
 def chart_steady(samples, path):
+    import matplotlib  # here: where the runs are made it may be missing (bench/run-19.sh's chroot)
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
     fig, axes = plt.subplots(3, 1, figsize=(9, 9), sharex=True)
     for variant, color in (('heap', 'tab:red'), ('hotheap', 'tab:blue')):
         rows = [s for s in samples if s['phase'] == 'steady' and s['variant'] == variant]

@@ -9,16 +9,23 @@
 # changes are not measured), built and installed into the chroot's 19. The chroot has no
 # matplotlib: raw.csv and meta.json are copied out and the report and charts rendered here
 # (bench.py --report-only).
+#
+#   bash bench/run-19.sh --production --quick --out bench/results/production-pg19
+#
+# runs the production workload (bench/production.py, its mode as given) there instead, its
+# report likewise rendered here (production.py --report-only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=
 mode=default
+production=0
 args=()
 while (($#)); do
 	case $1 in
 		--out) out=$2; shift 2 ;;
 		--quick) mode=quick; shift ;;
 		--full) mode=full; shift ;;
+		--production) production=1; shift ;;
 		*) args+=("$1"); shift ;;
 	esac
 done
@@ -29,6 +36,17 @@ trap 'rm -rf "$inner"' EXIT
 git archive HEAD | tar -x -C "$inner"
 commit=$(git rev-parse --short HEAD)
 quoted=$(printf ' %q' "${args[@]+"${args[@]}"}")
+if ((production)); then
+	bash scripts/pg19-chroot.sh run bash -c "cd ${inner#"$chroot_dir"} && export PG_CONFIG=/usr/lib/postgresql/19/bin/pg_config \
+		&& make -s >/dev/null && make -s install >/dev/null \
+		&& BENCH_COMMIT=$commit python3 bench/production.py --mode $mode --no-report --out results-19$quoted"
+	[ -f "$inner/results-19/runs.csv" ] || { echo "run-19.sh: the run inside the chroot wrote no results" >&2; exit 1; }
+	mkdir -p "$out"
+	cp "$inner/results-19/runs.csv" "$inner/results-19/samples.csv" "$inner/results-19/meta.json" "$out/"
+	MPLBACKEND=Agg /usr/bin/python3 bench/production.py --report-only "$out"
+	echo "run-19.sh: $out/report.md"
+	exit 0
+fi
 bash scripts/pg19-chroot.sh run bash -c "cd ${inner#"$chroot_dir"} && export PG_CONFIG=/usr/lib/postgresql/19/bin/pg_config \
 	&& make -s >/dev/null && make -s install >/dev/null && source bench/cluster-settings.sh \
 	&& export BENCH_COMMIT=$commit BENCH_COMMAND='bash bench/run-19.sh$quoted' BENCH_LIB_SOURCE='make install in the sid chroot' \
