@@ -57,7 +57,8 @@ struct Settings
 	// (plan_display.hpp) as calls naming their group.
 	bool read_path_show_markers = false;
 	// hotplus.page_full_sample_every: an update whose new version cannot fit on the page
-	// cannot be HOT, so hotplus evaluates no index expression or predicate for it; one in
+	// cannot be HOT, so hotplus evaluates no index expression or predicate to decide it (its
+	// index hints may, update/index_hints.hpp); one in
 	// this many of those that would have needed an evaluation to tell whether an index
 	// changed are evaluated all the same, drawn at random, for the statistics' estimate of
 	// how many would have been HOT with room (hotplus_stat_tables.unchecked_hot_estimate).
