@@ -164,4 +164,25 @@ SELECT * FROM check_scans($$SELECT id, doc->>'a', doc->>'late_field_name' FROM b
 SELECT * FROM check_scans($$SELECT id, doc->>'a' FROM big WHERE doc->>'a' IN ('a1', 'a2', 'a3', 'b4', 'a4', 'a5', 'a7', 'b10', 'a10')$$);
 SELECT id, doc = big_doc(id) AS unchanged FROM big WHERE id IN (3, 6, 9) ORDER BY id;
 
+-- 5. A guessed index reading many fields of one compressed document: each field is read
+-- from a prefix of the old version, which notes the column for the read path once
+-- (UpdateScratch::old_noted), not once per field: six notes overran a one-column table's
+-- list before, which assert-enabled servers report as "problem in alloc set".
+CREATE TABLE many_fields (doc jsonb) USING hotheap;
+ALTER TABLE many_fields ALTER doc SET STORAGE MAIN;
+CREATE INDEX many_fields_six ON many_fields ((doc->>'a'), (doc->>'b'), (doc->>'c'), (doc->>'d'), (doc->>'e'), (doc->>'f'));
+INSERT INTO many_fields SELECT jsonb_build_object('a', g::text, 'b', 1, 'c', 1, 'd', 1, 'e', 1, 'f', 1, 'zz', repeat('x', 5000), 'g', 1)
+FROM generate_series(1, 5) g;
+SELECT pg_column_compression(doc) FROM many_fields LIMIT 1;
+BEGIN;
+CALL hot_start();
+-- The first row changes a (not HOT: its index is guessed from now on), the others g only,
+-- with every guessed field read from a prefix and found no different: HOT.
+UPDATE many_fields SET doc = CASE WHEN doc->>'a' = '1' THEN jsonb_set(doc, '{a}', '"9"') ELSE jsonb_set(doc, '{g}', '7') END;
+UPDATE many_fields SET doc = CASE WHEN doc->>'a' = '9' THEN jsonb_set(doc, '{a}', '"8"') ELSE jsonb_set(doc, '{g}', '6') END;
+SELECT hot('many_fields', 8);
+COMMIT;
+SELECT check_btrees('many_fields');
+SELECT * FROM check_scans($$SELECT doc->>'a', doc->>'g' FROM many_fields WHERE doc->>'a' IN ('8', '2', '3', '4', '5')$$);
+
 DROP SCHEMA decision_likely_first CASCADE;

@@ -106,6 +106,8 @@ end_check(RelationInfo *info)
 			scratch.any_detoasted[side] = false;
 		}
 	}
+	for (int i = 0; i < scratch.nold_extended; i++)
+		scratch.old_noted[scratch.old_extended[i]] = false;
 	scratch.nold_extended = 0;
 	ResetPerTupleExprContext(info->estate);
 	info->in_use--;

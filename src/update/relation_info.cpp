@@ -373,7 +373,8 @@ make_update_state(RelationInfo *info)
 		scratch.detoasted[side] = static_cast<Datum *>(palloc0(sizeof(Datum) * (natts + 1)));
 		scratch.is_detoasted[side] = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
 	}
-	scratch.old_extended = static_cast<AttrNumber *>(palloc0(sizeof(AttrNumber) * 2 * (natts + 1)));
+	scratch.old_extended = static_cast<AttrNumber *>(palloc0(sizeof(AttrNumber) * (natts + 1)));
+	scratch.old_noted = static_cast<bool *>(palloc0(sizeof(bool) * (natts + 1)));
 	scratch.part_state = static_cast<uint8 *>(palloc0(Max(info->parts.nparts, 1)));
 	scratch.reused = static_cast<AttrNumber *>(palloc0(sizeof(AttrNumber) * Max(info->ncompared, 1)));
 	scratch.unchanged = static_cast<bool *>(palloc0(sizeof(bool) * Max(info->nindexes, 1)));

@@ -84,8 +84,10 @@ struct UpdateScratch
 	bool any_detoasted[2]; // some is_detoasted[side] entry is set
 	// The columns of which the update met an old value stored compressed or out of line, for
 	// the read path (am/stored_form.hpp), told when the update is done (hot_update.cpp): the
-	// first nold_extended (a column may stand twice).
-	AttrNumber *old_extended; // [2 * (natts + 1)]
+	// first nold_extended, each column once (old_noted), however many of its jsonb fields
+	// were read from a prefix (part_changes.cpp) before or after it was detoasted.
+	AttrNumber *old_extended; // [natts + 1]
+	bool *old_noted;		  // [natts + 1]: whether old_extended lists the column
 	int nold_extended;
 	// What is known of each jsonb part of a changed column (part_changes.hpp, PartState);
 	// reset at the start of every checked update.

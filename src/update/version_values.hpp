@@ -26,10 +26,14 @@ in_line_uncompressed(Datum value)
 	return !VARATT_IS_EXTERNAL(ptr) && !VARATT_IS_COMPRESSED(ptr);
 }
 
-// Notes that column att's old value was stored compressed or out of line (invariant 3).
+// Notes that column att's old value was stored compressed or out of line (invariant 3), once
+// per update however often it is read (old_extended holds natts + 1).
 inline void
 note_old_extended(UpdateScratch &scratch, AttrNumber att)
 {
+	if (scratch.old_noted[att])
+		return;
+	scratch.old_noted[att] = true;
 	scratch.old_extended[scratch.nold_extended++] = att;
 }
 
