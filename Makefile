@@ -58,6 +58,7 @@ REGRESS_TESTS = \
 	contrib_as_heap \
 	convert \
 	decision_jsonb \
+	decision_jsonb_prefix \
 	decision_likely_first \
 	decision_scope \
 	hot_dml \

@@ -63,6 +63,20 @@ void order_parts(JsonbPartRegistry *registry);
 void compare_parts(Datum old_value, Datum new_value, const JsonbPartRegistry *registry, int first, int n,
 				   bool *same);
 
+// compare_parts() reading the old value only as far as the values of the n parts
+// registry->parts[parts[k]] go (in jsonb's key order: a run of by_column, or one part): a
+// compressed or out-of-line old document is decompressed or fetched up to the end of the last
+// of those values (detoast_attr_slice: the bytes the whole value holds there), the new one
+// read where it is. Sets same[k] as compare_parts() and part_is_same() do (invariant 2: each
+// value's bytes compared in full) and returns true; returns false, with same[] unset, when
+// that prefix would be more than half the old value or a document is not laid out as
+// expected: then the caller compares the detoasted values. *old_in_full: as
+// part_difference() says. bench/instructions.py, workload 3's large documents (20 short
+// fields before a 6 kB array): no second decompression of the old document in full for the
+// hints of a non-HOT update.
+bool compare_parts_in_prefix(Datum old_value, Datum new_value, const JsonbPartRegistry *registry, const int *parts,
+							 int n, bool *same, Datum *old_in_full);
+
 // A difference found under one key of two jsonb values, reading each only as far as needed:
 // a compressed or out-of-line old document is decompressed or fetched up to the end of the
 // value under key (detoast_attr_slice), not in full. Only ever a proof of difference:

@@ -62,6 +62,38 @@ part_proved_different(UpdateState *s, int p)
 	return state == kPartChanged || state == kPartChangedAsScalars;
 }
 
+// Sets same[k] for the n parts registry.parts[parts[k]] of one column (in jsonb's key order):
+// from a prefix of the old document when it is stored compressed or out of line and not read
+// in full yet (compare_parts_in_prefix: the fields indexes read usually come before the bulk
+// of a document), else from both detoasted (compare_parts, or part_is_same for one part).
+void
+compare_column_parts(UpdateState *s, AttrNumber column, const int *parts, int n, bool *same)
+{
+	RelationInfo *info = s->info;
+	UpdateScratch &scratch = info->scratch;
+	const Datum old_value = s->old_slot->tts_values[column - 1];
+	const Datum new_value = detoasted_value(info, kNew, column, s->args->slot->tts_values[column - 1]);
+	if (!in_line_uncompressed(old_value) && !scratch.is_detoasted[kOld][column])
+	{
+		Datum old_in_full = 0;
+		const bool compared = compare_parts_in_prefix(old_value, new_value, &info->parts, parts, n, same, &old_in_full);
+		note_old_extended(scratch, column);
+		if (old_in_full != 0)
+			remember_detoasted(scratch, kOld, column, old_in_full);
+		if (compared)
+			return;
+	}
+	const Datum old_detoasted = detoasted_value(info, kOld, column, old_value);
+	if (n == 1)
+		same[0] = part_is_same(old_detoasted, new_value, info->parts.parts[parts[0]].key);
+	else
+	{
+		Assert(parts >= info->parts.by_column && parts + n <= info->parts.by_column + info->parts.nparts);
+		compare_parts(old_detoasted, new_value, &info->parts, static_cast<int>(parts - info->parts.by_column), n,
+					  same);
+	}
+}
+
 } // namespace
 
 bool
@@ -91,9 +123,7 @@ classify_parts(UpdateState *s)
 		if (parts_comparable(s, column, change))
 		{
 			same = n <= kOnStack ? same_on_stack : static_cast<bool *>(palloc(sizeof(bool) * n));
-			compare_parts(detoasted_value(info, kOld, column, s->old_slot->tts_values[column - 1]),
-						  detoasted_value(info, kNew, column, s->args->slot->tts_values[column - 1]), &registry,
-						  first, n, same);
+			compare_column_parts(s, column, &registry.by_column[first], n, same);
 		}
 		for (int k = 0; k < n; k++)
 		{
@@ -119,11 +149,11 @@ classify_index_parts(UpdateState *s, int which)
 		if (parts_comparable(s, column, change) && !part_proved_different(s, p))
 		{
 			if (state == kPartNoProof)
-				state = part_is_same(detoasted_value(info, kOld, column, s->old_slot->tts_values[column - 1]),
-									 detoasted_value(info, kNew, column, s->args->slot->tts_values[column - 1]),
-									 part.key)
-							? kPartSame
-							: kPartChanged;
+			{
+				bool same;
+				compare_column_parts(s, column, &p, 1, &same);
+				state = same ? kPartSame : kPartChanged;
+			}
 			kept = state == kPartSame;
 		}
 		s->by_parts |= kept;

@@ -1,0 +1,145 @@
+-- jsonb fields compared from a prefix of the old document (src/update/jsonb_parts.hpp,
+-- compare_parts_in_prefix): when the old document is stored compressed or out of line, the
+-- fields indexes read are compared from the part of it that holds their values, without
+-- decompressing or fetching the rest, where they come before the bulk of the document in
+-- jsonb's key order (shorter keys first). A field is the same only if its bytes are, read in
+-- full; a field after the bulk makes the whole document read. Every kind of field change
+-- below is decided as the bytes say, for three stored forms, with the indexed fields before
+-- the bulk (early_*) and one after it (late_*); amcheck and index vs sequential scans check
+-- every index after.
+-- Design points: D3, D11
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS hotplus;
+CREATE EXTENSION IF NOT EXISTS amcheck;
+RESET client_min_messages;
+CREATE SCHEMA decision_jsonb_prefix;
+SET search_path = decision_jsonb_prefix, public;
+\i test/sql_helpers/hot_helpers.sql
+-- hotplus.verify (on in every suite) would make a wrong decision's statement heap's own
+-- (src/update/verifier.hpp): off, so that the outcomes below are the decision's.
+SET hotplus.verify = off;
+
+-- The documents: fields a (string), b (boolean), n (number), o (object), nul (null), w (not
+-- indexed), then the bulk under "items", then zz_late. Keys of one length sort bytewise, so
+-- every field but zz_late comes before the bulk.
+CREATE FUNCTION make_doc(id int, bulk text) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT jsonb_build_object('a', 'x' || id, 'b', true, 'n', 1, 'o', jsonb_build_object('x', 1),
+                            'nul', NULL::text, 'w', 1, 'items', bulk, 'zz_late', 'late' || id)
+$$;
+
+-- Three stored forms of the old document: compressed in line (MAIN), out of line not
+-- compressed (EXTERNAL), out of line compressed (EXTENDED, a document of about 1 MB).
+CREATE PROCEDURE make_table(name text, storage text, bulk text, late boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, doc jsonb) USING hotheap WITH (fillfactor = 40)', name);
+  EXECUTE format('ALTER TABLE %I ALTER doc SET STORAGE %s', name, storage);
+  EXECUTE format('CREATE INDEX ON %I ((doc->>%L))', name, 'a');
+  EXECUTE format('CREATE INDEX ON %I ((doc->%L))', name, 'b');
+  EXECUTE format('CREATE INDEX ON %I ((doc->%L))', name, 'n');
+  EXECUTE format('CREATE INDEX ON %I ((doc->%L))', name, 'o');
+  EXECUTE format('CREATE INDEX ON %I ((doc->>%L))', name, 'nul');
+  IF late THEN
+    EXECUTE format('CREATE INDEX ON %I ((doc->>%L))', name, 'zz_late');
+  END IF;
+  EXECUTE format('INSERT INTO %I SELECT g, make_doc(g, %s) FROM generate_series(1, 42) g', name, bulk);
+  EXECUTE format('INSERT INTO %I VALUES (0, make_doc(0, %L))', name, 'small');
+END $$;
+CALL make_table('early_main', 'MAIN', $$repeat(md5(g::text), 200)$$, false);
+CALL make_table('early_external', 'EXTERNAL', $$repeat(md5(g::text), 200)$$, false);
+CALL make_table('early_extended', 'EXTENDED', $$repeat(md5(g::text), 30000)$$, false);
+CALL make_table('late_main', 'MAIN', $$repeat(md5(g::text), 200)$$, true);
+CALL make_table('late_extended', 'EXTENDED', $$repeat(md5(g::text), 30000)$$, true);
+SELECT t AS "table", pg_column_compression(doc) AS compression,
+       pg_column_size(doc) < 2000 AS in_line, pg_column_size(doc) < octet_length(doc::text) / 2 AS compressed
+FROM unnest('{early_main,early_external,early_extended,late_main,late_extended}'::text[]) t,
+     LATERAL (SELECT doc FROM early_main WHERE t = 'early_main' AND id = 1
+              UNION ALL SELECT doc FROM early_external WHERE t = 'early_external' AND id = 1
+              UNION ALL SELECT doc FROM early_extended WHERE t = 'early_extended' AND id = 1
+              UNION ALL SELECT doc FROM late_main WHERE t = 'late_main' AND id = 1
+              UNION ALL SELECT doc FROM late_extended WHERE t = 'late_extended' AND id = 1) d
+ORDER BY 1;
+
+-- step(table, id, new document, HOT expected, shorten, unguessed): one row's update, and
+-- whether it was HOT as expected (the counters of this transaction, before and after). With
+-- shorten, the bulk loses its last character too: the two versions' raw sizes differ, so the
+-- row change does not read the old document in full to compare it (row_change.cpp) and the
+-- fields are compared from a prefix; without, it does, and they are compared in full. The
+-- index the last decision found changed is looked at first (D9a), its fields compared alone
+-- (classify_index_parts); unguessed updates row 0 first, HOT, so that no index is guessed and
+-- every field is compared in one pass (classify_parts).
+CREATE FUNCTION step(rel regclass, row_id int, new_doc text, expect_hot boolean, shorten boolean,
+                     unguessed boolean DEFAULT false) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  before bigint;
+  was_hot boolean;
+BEGIN
+  IF unguessed THEN
+    EXECUTE format($f$UPDATE %s SET doc = jsonb_set(doc, '{w}', to_jsonb((doc->>'w')::int + 1)) WHERE id = 0$f$, rel);
+  END IF;
+  before := pg_stat_get_xact_tuples_hot_updated(rel);
+  IF shorten THEN
+    new_doc := format($f$(SELECT CASE WHEN jsonb_typeof(d) = 'object' AND d ? 'items'
+                                      THEN jsonb_set(d, '{items}', to_jsonb(left(d->>'items', -1))) ELSE d END
+                         FROM (SELECT %s AS d) x)$f$, new_doc);
+  END IF;
+  EXECUTE format('UPDATE %s SET doc = %s WHERE id = $1', rel, new_doc) USING row_id;
+  was_hot := pg_stat_get_xact_tuples_hot_updated(rel) > before;
+  RETURN format('%s %s: %s%s', rel, row_id, CASE WHEN was_hot THEN 'HOT' ELSE 'not HOT' END,
+                CASE WHEN was_hot <> expect_hot THEN ' <== WRONG' ELSE '' END);
+END $$;
+
+CREATE TABLE steps (id int, new_doc text, expect_hot boolean, what text);
+INSERT INTO steps VALUES
+  (1, $$jsonb_set(doc, '{w}', '2')$$, true, 'a field no index reads'),
+  (2, $$jsonb_set(doc, '{a}', '"y2"')$$, false, 'a string of the same length'),
+  (3, $$jsonb_set(doc, '{n}', '1.0')$$, false, 'a number of the same value, other bytes'),
+  (4, $$jsonb_set(doc, '{o,x}', '2')$$, false, 'inside an object'),
+  (5, $$jsonb_set(jsonb_set(doc, '{o}', doc->'o'), '{w}', '5')$$, true, 'an object written back'),
+  (6, $$jsonb_set(doc, '{b}', 'false')$$, false, 'a boolean'),
+  (7, $$jsonb_set(doc, '{nul}', '"null"')$$, false, 'null to a string'),
+  (8, $$doc - 'a'$$, false, 'a field removed'),
+  (9, $$jsonb_set(doc, '{items}', '"short"')$$, true, 'the bulk replaced'),
+  (10, $$jsonb_set(doc, '{a}', to_jsonb(doc->>'a'))$$, true, 'a field written back'),
+  (11, $$'[1, 2]'::jsonb$$, false, 'an array for the object'),
+  (12, $$jsonb_set(doc, '{zz_late}', '"other"')$$, NULL, 'the late field'),
+  (13, $$jsonb_set(doc, '{a}', to_jsonb((doc->>'a') || 'x'))$$, false, 'a longer string'),
+  (14, $$jsonb_set(doc, '{n}', '2')$$, false, 'a number');
+
+-- Each table's steps: in full on rows 1 to 14, from a prefix on rows 15 to 28 (the index of
+-- the step before guessed) and 29 to 42 (none guessed); then the second round's, on the rows
+-- without a and the arrays.
+BEGIN;
+SELECT s.what, step(t::regclass, s.id, s.new_doc, coalesce(s.expect_hot, t NOT LIKE 'late%'), false) AS "in full",
+       step(t::regclass, s.id + 14, s.new_doc, coalesce(s.expect_hot, t NOT LIKE 'late%'), true) AS "from a prefix",
+       step(t::regclass, s.id + 28, s.new_doc, coalesce(s.expect_hot, t NOT LIKE 'late%'), true, true) AS "unguessed"
+FROM unnest('{early_main,early_external,early_extended,late_main,late_extended}'::text[]) WITH ORDINALITY AS u(t, o),
+     steps s
+ORDER BY u.o, s.id;
+SELECT u.t, step(u.t::regclass, r.a, $$jsonb_set(doc, '{a}', '"back"')$$, false, r.shorten, r.unguessed) AS "field added",
+       step(u.t::regclass, r.a, $$jsonb_set(doc, '{w}', '9')$$, true, r.shorten, r.unguessed) AS "absent in both",
+       step(u.t::regclass, r.arr, $$'[2, 1]'::jsonb$$, true, r.shorten, r.unguessed) AS "arrays",
+       step(u.t::regclass, r.arr, $$make_doc(11, 'small')$$, false, r.shorten, r.unguessed) AS "an object again"
+FROM unnest('{early_main,early_external,early_extended,late_main,late_extended}'::text[]) WITH ORDINALITY AS u(t, o),
+     (VALUES (8, 11, false, false), (22, 25, true, false), (36, 39, true, true)) r(a, arr, shorten, unguessed)
+ORDER BY u.o, r.a;
+COMMIT;
+
+SELECT t AS "table", check_btrees(t::regclass)
+FROM unnest('{early_main,early_external,early_extended,late_main,late_extended}'::text[]) t
+ORDER BY 1;
+SELECT t AS "table", c.all_same
+FROM unnest('{early_main,early_external,early_extended,late_main,late_extended}'::text[]) t,
+     LATERAL check_scans(format($$SELECT id, doc->>'a', doc->'b', doc->'n', doc->'o', doc->>'nul', doc->>'zz_late' FROM %I
+                                  WHERE doc->>'a' IN ('x1', 'y2', 'x3', 'x4', 'x5', 'x6', 'x7', 'back', 'x9', 'x10', 'x13x', 'x14', 'x12', 'x11',
+                                                      'x15', 'x16', 'x17', 'x18', 'x19', 'x20', 'x21', 'x23', 'x24', 'x27x', 'x28',
+                                                      'x29', 'x30', 'x31', 'x32', 'x33', 'x34', 'x35', 'x37', 'x38', 'x41x', 'x42')
+                                     OR doc->'b' = 'false' OR doc->'n' IN ('1.0', '2') OR doc->'o' = '{"x": 2}'
+                                     OR doc->>'nul' = 'null'$$, t)) c
+ORDER BY 1;
+
+RESET search_path;
+SET client_min_messages = warning;
+DROP SCHEMA decision_jsonb_prefix CASCADE;
+RESET client_min_messages;
