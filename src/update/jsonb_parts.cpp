@@ -675,6 +675,9 @@ compare_parts_in_prefix(Datum old_value, Datum new_value, const JsonbPartRegistr
 	// any later reader of this update (an expression, the verifier) shares.
 	if (!old_doc.in_place() && old_end > old_doc.total() / 2)
 		return false;
+	// One slice for all of them (each slice decompresses from the start again).
+	if (!old_doc.ensure(old_end))
+		return false;
 	for (int k = 0; k < n; k++)
 	{
 		PrefixValue &a = found[2 * k];
