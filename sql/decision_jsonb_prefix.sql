@@ -18,6 +18,7 @@ SET search_path = decision_jsonb_prefix, public;
 -- hotplus.verify (on in every suite) would make a wrong decision's statement heap's own
 -- (src/update/verifier.hpp): off, so that the outcomes below are the decision's.
 SET hotplus.verify = off;
+SET default_toast_compression = pglz;
 
 -- The documents: fields a (string), b (boolean), n (number), o (object), nul (null), w (not
 -- indexed), then the bulk under "items", then zz_late. Keys of one length sort bytewise, so

@@ -168,6 +168,7 @@ SELECT id, doc = big_doc(id) AS unchanged FROM big WHERE id IN (3, 6, 9) ORDER B
 -- from a prefix of the old version, which notes the column for the read path once
 -- (UpdateScratch::old_noted), not once per field: six notes overran a one-column table's
 -- list before, which assert-enabled servers report as "problem in alloc set".
+SET default_toast_compression = pglz;
 CREATE TABLE many_fields (doc jsonb) USING hotheap;
 ALTER TABLE many_fields ALTER doc SET STORAGE MAIN;
 CREATE INDEX many_fields_six ON many_fields ((doc->>'a'), (doc->>'b'), (doc->>'c'), (doc->>'d'), (doc->>'e'), (doc->>'f'));
