@@ -237,10 +237,12 @@ def render(out):
     if windows['hotheap']:
         first = windows['hotheap'][0]['tps']
         worst = min(w['tps'] for w in windows['hotheap']) / first
-        goals.append((f'steady state: hotheap TPS of every {STEADY_WINDOW // 60}-minute window within '
-                      f'{100 * STEADY_TOLERANCE:.0f}% of the first',
-                      f'lowest window {worst:.3f}x of the first', abs(worst - 1) <= STEADY_TOLERANCE and all(
-                          abs(w['tps'] / first - 1) <= STEADY_TOLERANCE for w in windows['hotheap'])))
+        # Issue 56: "no decline". A later window above the first (the cache warming up after
+        # heap's run) is no decline; the goal read "within 10%" both ways before, which a
+        # warm-up failed (18.6: 2,624 then 3,203 TPS).
+        goals.append((f'steady state: no decline, hotheap TPS of every {STEADY_WINDOW // 60}-minute window at '
+                      f'least {100 * (1 - STEADY_TOLERANCE):.0f}% of the first',
+                      f'lowest window {worst:.3f}x of the first', worst >= 1 - STEADY_TOLERANCE))
     st = {v: select(runs, 'steady', 'small', 'counter', v) for v in ('heap', 'hotheap')}
     if st['heap'] and st['hotheap']:
         lh, lo = (med([num(r['lag_bytes_median']) for r in st[v]]) for v in ('heap', 'hotheap'))
