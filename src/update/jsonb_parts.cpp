@@ -513,6 +513,19 @@ value_of_pair(const RootObject &root, uint32 key)
 	return result;
 }
 
+// Compares the key at position i of the root with key (compare_keys: shorter first, then
+// bytewise) into *c; false if its bytes are not within the prefix's keys as jsonb lays them out.
+pg_attribute_always_inline bool
+compare_key_at(const RootObject &root, uint32 i, const char *key, uint32 key_len, int *c)
+{
+	const uint32 start = root.start_of(i);
+	const uint32 end = root.end_of(i, start);
+	if (end < start || end > root.keys_end)
+		return false;
+	*c = compare_keys(root.doc->at(root.base + start), end - start, key, key_len);
+	return true;
+}
+
 // Where the key is among the root's pairs (sorted: shorter first, then bytewise, as
 // getKeyJsonValueFromContainer() finds them), by a binary search: Found with *at its
 // position, Absent, or Unknown if the prefix's keys are not as jsonb lays them out.
@@ -523,11 +536,9 @@ find_key(const RootObject &root, const char *key, uint32 key_len, uint32 *at)
 	while (low < high)
 	{
 		const uint32 middle = low + (high - low) / 2;
-		const uint32 start = root.start_of(middle);
-		const uint32 end = root.end_of(middle, start);
-		if (end < start || end > root.keys_end)
+		int c;
+		if (!compare_key_at(root, middle, key, key_len, &c))
 			return PrefixValue::Unknown;
-		const int c = compare_keys(root.doc->at(root.base + start), end - start, key, key_len);
 		if (c == 0)
 		{
 			*at = middle;
@@ -617,11 +628,9 @@ seek_key(const RootObject &root, const char *key, uint32 key_len, uint32 *cursor
 {
 	for (; *cursor < root.count; ++*cursor)
 	{
-		const uint32 start = root.start_of(*cursor);
-		const uint32 end = root.end_of(*cursor, start);
-		if (end < start || end > root.keys_end)
+		int c;
+		if (!compare_key_at(root, *cursor, key, key_len, &c))
 			return PrefixValue::Unknown;
-		const int c = compare_keys(root.doc->at(root.base + start), end - start, key, key_len);
 		if (c >= 0)
 			return c == 0 ? PrefixValue::Found : PrefixValue::Absent;
 	}

@@ -53,11 +53,7 @@ part_proved_different(UpdateState *s, int p)
 				: d == PartDifference::Differs		  ? kPartChanged
 													  : kPartNoProof;
 		if (!in_line_uncompressed(old_value) && !scratch.is_detoasted[kOld][part.column])
-		{
-			note_old_extended(scratch, part.column); // read from a prefix
-			if (old_in_full != 0) // read to its end: what detoasted_value() would make
-				remember_detoasted(scratch, kOld, part.column, old_in_full);
-		}
+			note_old_prefix_read(scratch, part.column, old_in_full);
 	}
 	return state == kPartChanged || state == kPartChangedAsScalars;
 }
@@ -77,9 +73,7 @@ compare_column_parts(UpdateState *s, AttrNumber column, const int *parts, int n,
 	{
 		Datum old_in_full = 0;
 		const bool compared = compare_parts_in_prefix(old_value, new_value, &info->parts, parts, n, same, &old_in_full);
-		note_old_extended(scratch, column);
-		if (old_in_full != 0)
-			remember_detoasted(scratch, kOld, column, old_in_full);
+		note_old_prefix_read(scratch, column, old_in_full);
 		if (compared)
 			return;
 	}

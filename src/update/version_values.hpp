@@ -46,6 +46,17 @@ remember_detoasted(UpdateScratch &scratch, int side, AttrNumber att, Datum detoa
 	scratch.any_detoasted[side] = true;
 }
 
+// After the old value of column att, stored compressed or out of line, was read as a prefix
+// (jsonb_parts.hpp): notes it (invariant 3), and keeps the copy if the prefix took all of it
+// (old_in_full, else 0), which is what detoasted_value() would make.
+inline void
+note_old_prefix_read(UpdateScratch &scratch, AttrNumber att, Datum old_in_full)
+{
+	note_old_extended(scratch, att);
+	if (old_in_full != 0)
+		remember_detoasted(scratch, kOld, att, old_in_full);
+}
+
 // The value as it is, or as detoasted already in this update (then nothing is read again).
 inline Datum
 as_read_so_far(const UpdateScratch &scratch, int side, AttrNumber att, Datum value)
