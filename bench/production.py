@@ -437,6 +437,25 @@ class Production:
                 log(f'sampler: {e}')
         c.close()
 
+    def reaped_cpu_ms(self, deadline):
+        """children_cpu_ms() of the primary's postmaster once pgbench's backends are counted
+        in it. A backend's CPU time is added when the postmaster reaps it, after it left
+        pg_stat_activity; its table statistics may arrive before it exits (15 flushes them
+        at commit), so a reading right after them can miss every backend of the run (stop
+        59: 1 us per transaction in a one-round run)."""
+        p = self.primary
+        while time.time() < deadline and p.v(
+                "SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE application_name = 'pgbench'"):
+            time.sleep(0.1)
+        cpu = children_cpu_ms(p.postmaster_pid)
+        while time.time() < deadline:
+            time.sleep(0.2)
+            settled = children_cpu_ms(p.postmaster_pid)
+            if settled == cpu:
+                break
+            cpu = settled
+        return cpu
+
     def autovacuum_quiet(self, timeout=120):
         """Until no autovacuum worker runs (at most timeout seconds): a run does not start in
         the maintenance another table's run caused. Returns the seconds waited."""
@@ -471,7 +490,7 @@ class Production:
             if after['upd'] - before['upd'] >= txns * upd_per_txn or time.time() > deadline:
                 break
             time.sleep(0.3)
-        cpu = children_cpu_ms(p.postmaster_pid) - cpu0
+        cpu = self.reaped_cpu_ms(deadline) - cpu0
         wal = int(p.v('SELECT pg_wal_lsn_diff(%s, %s)', (after['lsn'], before['lsn'])))
         # The ANALYZE this run made due, made now, outside every measurement: left to
         # autovacuum it would hold back pruning (its snapshot) in whichever run comes next, and
