@@ -35,7 +35,10 @@ inner=$(mktemp -d "$chroot_dir/tmp/hotplus-bench.XXXXXX")
 trap 'rm -rf "$inner"' EXIT
 git archive HEAD | tar -x -C "$inner"
 commit=$(git rev-parse --short HEAD)
-quoted=$(printf ' %q' "${args[@]+"${args[@]}"}")
+# The extra arguments, quoted for the chroot's shell; none is none (printf with no argument
+# would print one empty argument, which production.py refuses).
+quoted=
+((${#args[@]})) && quoted=$(printf ' %q' "${args[@]}")
 if ((production)); then
 	bash scripts/pg19-chroot.sh run bash -c "cd ${inner#"$chroot_dir"} && export PG_CONFIG=/usr/lib/postgresql/19/bin/pg_config \
 		&& make -s >/dev/null && make -s install >/dev/null \
