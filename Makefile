@@ -61,6 +61,7 @@ REGRESS_TESTS = \
 	decision_jsonb_prefix \
 	decision_likely_first \
 	decision_scope \
+	decision_shared_copy \
 	hot_dml \
 	hot_expressions \
 	hot_gist \

@@ -6,8 +6,9 @@
 -- full; a field after the bulk makes the whole document read. Every kind of field change
 -- below is decided as the bytes say, for three stored forms, with the indexed fields before
 -- the bulk (early_*) and one after it (late_*); amcheck and index vs sequential scans check
--- every index after.
--- Design points: D3, D11
+-- every index after. Twice: with the read path off, as described; then on, where the check
+-- reads the copy the plan's markers made of the old document instead (decision_shared_copy).
+-- Design points: D3, D11, D14b
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS hotplus;
 CREATE EXTENSION IF NOT EXISTS amcheck;
@@ -28,6 +29,15 @@ CREATE FUNCTION make_doc(id int, bulk text) RETURNS jsonb LANGUAGE sql AS $$
                             'nul', NULL::text, 'w', 1, 'items', bulk, 'zz_late', 'late' || id)
 $$;
 
+-- The rows: 42 documents with the bulk, row 0 a small one (again for the second pass).
+CREATE PROCEDURE fill_table(name text, bulk text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('TRUNCATE %I', name);
+  EXECUTE format('INSERT INTO %I SELECT g, make_doc(g, %s) FROM generate_series(1, 42) g', name, bulk);
+  EXECUTE format('INSERT INTO %I VALUES (0, make_doc(0, %L))', name, 'small');
+END $$;
+
 -- Three stored forms of the old document: compressed in line (MAIN), out of line not
 -- compressed (EXTERNAL), out of line compressed (EXTENDED, a document of about 1 MB).
 CREATE PROCEDURE make_table(name text, storage text, bulk text, late boolean)
@@ -43,8 +53,7 @@ BEGIN
   IF late THEN
     EXECUTE format('CREATE INDEX ON %I ((doc->>%L))', name, 'zz_late');
   END IF;
-  EXECUTE format('INSERT INTO %I SELECT g, make_doc(g, %s) FROM generate_series(1, 42) g', name, bulk);
-  EXECUTE format('INSERT INTO %I VALUES (0, make_doc(0, %L))', name, 'small');
+  CALL fill_table(name, bulk);
 END $$;
 CALL make_table('early_main', 'MAIN', $$repeat(md5(g::text), 200)$$, false);
 CALL make_table('early_external', 'EXTERNAL', $$repeat(md5(g::text), 200)$$, false);
@@ -110,27 +119,36 @@ INSERT INTO steps VALUES
 
 -- Each table's steps: in full on rows 1 to 14, from a prefix on rows 15 to 28 (the index of
 -- the step before guessed) and 29 to 42 (none guessed); then the second round's, on the rows
--- without a and the arrays.
-BEGIN;
-SELECT s.what, step(t::regclass, s.id, s.new_doc, coalesce(s.expect_hot, t NOT LIKE 'late%'), false) AS "in full",
-       step(t::regclass, s.id + 14, s.new_doc, coalesce(s.expect_hot, t NOT LIKE 'late%'), true) AS "from a prefix",
-       step(t::regclass, s.id + 28, s.new_doc, coalesce(s.expect_hot, t NOT LIKE 'late%'), true, true) AS "unguessed"
+-- without a and the arrays (SQL functions, for the two passes below). Each round is a
+-- statement of its own, in a transaction of its own: row 0's versions of the first round are
+-- then dead, and pruned where its page fills, so that a step the decision allows HOT finds
+-- room on that page (in one transaction they stayed, filled row 39's page, and its arrays
+-- went non-HOT for want of room: step() cannot tell that from a decision's "changed").
+-- step()'s counts are of its own statement, whatever the transaction.
+CREATE FUNCTION first_round() RETURNS TABLE (what text, "in full" text, "from a prefix" text, unguessed text)
+LANGUAGE sql AS $f$
+SELECT s.what, step(t::regclass, s.id, s.new_doc, coalesce(s.expect_hot, t NOT LIKE 'late%'), false),
+       step(t::regclass, s.id + 14, s.new_doc, coalesce(s.expect_hot, t NOT LIKE 'late%'), true),
+       step(t::regclass, s.id + 28, s.new_doc, coalesce(s.expect_hot, t NOT LIKE 'late%'), true, true)
 FROM unnest('{early_main,early_external,early_extended,late_main,late_extended}'::text[]) WITH ORDINALITY AS u(t, o),
      steps s
 ORDER BY u.o, s.id;
-SELECT u.t, step(u.t::regclass, r.a, $$jsonb_set(doc, '{a}', '"back"')$$, false, r.shorten, r.unguessed) AS "field added",
-       step(u.t::regclass, r.a, $$jsonb_set(doc, '{w}', '9')$$, true, r.shorten, r.unguessed) AS "absent in both",
-       step(u.t::regclass, r.arr, $$'[2, 1]'::jsonb$$, true, r.shorten, r.unguessed) AS "arrays",
-       step(u.t::regclass, r.arr, $$make_doc(11, 'small')$$, false, r.shorten, r.unguessed) AS "an object again"
+$f$;
+CREATE FUNCTION second_round() RETURNS TABLE (t text, "field added" text, "absent in both" text, arrays text,
+                                              "an object again" text)
+LANGUAGE sql AS $f$
+SELECT u.t, step(u.t::regclass, r.a, $$jsonb_set(doc, '{a}', '"back"')$$, false, r.shorten, r.unguessed),
+       step(u.t::regclass, r.a, $$jsonb_set(doc, '{w}', '9')$$, true, r.shorten, r.unguessed),
+       step(u.t::regclass, r.arr, $$'[2, 1]'::jsonb$$, true, r.shorten, r.unguessed),
+       step(u.t::regclass, r.arr, $$make_doc(11, 'small')$$, false, r.shorten, r.unguessed)
 FROM unnest('{early_main,early_external,early_extended,late_main,late_extended}'::text[]) WITH ORDINALITY AS u(t, o),
      (VALUES (8, 11, false, false), (22, 25, true, false), (36, 39, true, true)) r(a, arr, shorten, unguessed)
 ORDER BY u.o, r.a;
-COMMIT;
-
-SELECT t AS "table", check_btrees(t::regclass)
-FROM unnest('{early_main,early_external,early_extended,late_main,late_extended}'::text[]) t
-ORDER BY 1;
-SELECT t AS "table", c.all_same
+$f$;
+-- amcheck and index vs sequential scans on every table.
+CREATE FUNCTION check_tables() RETURNS TABLE ("table" text, btrees text, all_same boolean)
+LANGUAGE sql AS $f$
+SELECT t, check_btrees(t::regclass), c.all_same
 FROM unnest('{early_main,early_external,early_extended,late_main,late_extended}'::text[]) t,
      LATERAL check_scans(format($$SELECT id, doc->>'a', doc->'b', doc->'n', doc->'o', doc->>'nul', doc->>'zz_late' FROM %I
                                   WHERE doc->>'a' IN ('x1', 'y2', 'x3', 'x4', 'x5', 'x6', 'x7', 'back', 'x9', 'x10', 'x13x', 'x14', 'x12', 'x11',
@@ -139,6 +157,31 @@ FROM unnest('{early_main,early_external,early_extended,late_main,late_extended}'
                                      OR doc->'b' = 'false' OR doc->'n' IN ('1.0', '2') OR doc->'o' = '{"x": 2}'
                                      OR doc->>'nul' = 'null'$$, t)) c
 ORDER BY 1;
+$f$;
+
+-- The first pass, with the read path off: the plans get no marker (read/shared_markers.hpp),
+-- so the check reads the stored documents, from a prefix or in full, as described above.
+SET hotplus.read_path = off;
+SELECT * FROM first_round();
+SELECT * FROM second_round();
+RESET hotplus.read_path;
+SELECT * FROM check_tables();
+
+-- The second pass, on the same rows again, with the read path on: the steps that read doc
+-- (all but the arrays and the new objects) get markers over it (this backend met the
+-- documents stored compressed or out of line), and the check reads the plan's copy
+-- (version_values.hpp invariant 4), in full, whatever the step would have read: every kind of
+-- change is decided as in the first pass.
+CALL fill_table('early_main', $$repeat(md5(g::text), 200)$$);
+CALL fill_table('early_external', $$repeat(md5(g::text), 200)$$);
+CALL fill_table('early_extended', $$repeat(md5(g::text), 30000)$$);
+CALL fill_table('late_main', $$repeat(md5(g::text), 200)$$);
+CALL fill_table('late_extended', $$repeat(md5(g::text), 30000)$$);
+SELECT copies_served AS served0 FROM hotplus_shared_detoast_counts() \gset
+SELECT * FROM first_round();
+SELECT * FROM second_round();
+SELECT copies_served - :served0 AS "served (markers and checks)" FROM hotplus_shared_detoast_counts();
+SELECT * FROM check_tables();
 
 RESET search_path;
 SET client_min_messages = warning;

@@ -25,8 +25,10 @@ plan_read(const ReadShape &shape)
 }
 
 bool
-marks_column(double rows, bool met_extended, bool may_be_toasted, bool toast_dense)
+marks_column(int readers, double rows, bool met_extended, bool may_be_toasted, bool toast_dense)
 {
+	if (readers < kReadersToShare)
+		return false;
 	return rows >= kRowsToShareWithoutEvidence ? may_be_toasted || met_extended || toast_dense
 											   : met_extended || toast_dense;
 }

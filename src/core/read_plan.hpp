@@ -82,10 +82,15 @@ inline constexpr double kMarkerStartCost = 1350;
 inline constexpr double kMarkerCostPerRow = 35;
 inline constexpr double kRowsToShareWithoutEvidence = 20;
 
-// Whether a column read through two or more qualifying references in a plan whose nodes
-// evaluate them on `rows` rows gets markers. met_extended: this backend met the column's
-// values stored compressed or out of line; may_be_toasted: the table says they may be;
-// toast_dense: its TOAST relation holds kilobytes per row (rows_carry_toast).
-bool marks_column(double rows, bool met_extended, bool may_be_toasted, bool toast_dense);
+// Whether a column gets markers: read by `readers` readers of one row's value, in a plan whose
+// nodes evaluate its references on `rows` rows. The readers are its qualifying references,
+// and the update check where the column is an index input of the UPDATE's (or MERGE's)
+// target: the check reads the old row's value after the plan did (D14b's "the update check"),
+// so one reference and the check share a copy. Nothing is shared with fewer than two.
+// met_extended: this backend met the column's values stored compressed or out of line;
+// may_be_toasted: the table says they may be; toast_dense: its TOAST relation holds kilobytes
+// per row (rows_carry_toast).
+inline constexpr int kReadersToShare = 2;
+bool marks_column(int readers, double rows, bool met_extended, bool may_be_toasted, bool toast_dense);
 
 } // namespace hotplus::core

@@ -3,6 +3,7 @@
 
 #include "read/shared_detoast.hpp"
 
+#include "am/live_copies.hpp"
 #include "am/settings.hpp"
 #include "am/stored_form.hpp"
 
@@ -62,16 +63,15 @@ SharedDetoastCounts counts;
 struct SharedGroup;
 
 // A copy, in the memory context it was made in (invariant 2), with the reset callback that
-// forgets it there.
+// forgets it there; registered with the backend's live copies (am/live_copies.hpp), where
+// another group (core::CopyView::other_matches) and the update check find it.
 struct SharedCopy
 {
 	MemoryContextCallback callback;
 	MemoryContext context;
-	SharedGroup *group;		// whose current copy it is; nullptr once left behind
-	bool released;			// core::CopyView::own_released
-	bool registered;		// in the registry of live copies
-	struct varlena *stored; // a private copy of the stored bytes it was made from
-	Datum value;			// detoasted
+	SharedGroup *group; // whose current copy it is; nullptr once left behind
+	bool released;		// core::CopyView::own_released
+	LiveCopy live;		// the stored bytes it was made from, its value; owner: this
 };
 static_assert(std::is_trivially_destructible_v<SharedCopy>); // on frames an ERROR may unwind
 
@@ -95,40 +95,6 @@ struct Shelf
 	int capacity;
 };
 
-// The copies alive in this backend that another group may be served (core::CopyView::
-// other_matches), most recent last. Bounded: a copy pushed out only stops being shared.
-constexpr int kRegistrySize = 8;
-SharedCopy *registry[kRegistrySize];
-int registered = 0;
-
-void
-unregister(SharedCopy *copy)
-{
-	if (!copy->registered)
-		return;
-	copy->registered = false;
-	for (int i = 0; i < registered; ++i)
-		if (registry[i] == copy)
-		{
-			memmove(&registry[i], &registry[i + 1], sizeof(registry[0]) * (registered - i - 1));
-			--registered;
-			return;
-		}
-}
-
-void
-register_copy(SharedCopy *copy)
-{
-	if (registered == kRegistrySize)
-	{
-		registry[0]->registered = false;
-		memmove(&registry[0], &registry[1], sizeof(registry[0]) * (kRegistrySize - 1));
-		--registered;
-	}
-	registry[registered++] = copy;
-	copy->registered = true;
-}
-
 // The copy's memory context is being reset or deleted (invariant 2).
 void
 forget_copy(void *arg)
@@ -136,7 +102,7 @@ forget_copy(void *arg)
 	auto *copy = static_cast<SharedCopy *>(arg);
 	if (copy->group != nullptr && copy->group->current == copy)
 		copy->group->current = nullptr;
-	unregister(copy);
+	unregister_live_copy(&copy->live);
 }
 
 void
@@ -144,23 +110,6 @@ forget_shelf(void *)
 {
 	// The shelf and its groups go with their memory; the copies below it were forgotten first
 	// (MemoryContextDelete deletes the children, then calls the context's own callbacks).
-}
-
-// Invariant 3: whether `copy` was made from exactly these stored bytes.
-bool
-made_from(const SharedCopy *copy, const struct varlena *stored)
-{
-	const struct varlena *key = copy->stored;
-	if (VARATT_IS_EXTERNAL_ONDISK(stored))
-		return VARATT_IS_EXTERNAL_ONDISK(key) && memcmp(key, stored, VARSIZE_EXTERNAL(stored)) == 0;
-	return !VARATT_IS_EXTERNAL(key) && VARSIZE_ANY(key) == VARSIZE_ANY(stored) &&
-		   memcmp(key, stored, VARSIZE_ANY(stored)) == 0;
-}
-
-Size
-stored_size(const struct varlena *stored)
-{
-	return VARATT_IS_EXTERNAL_ONDISK(stored) ? VARSIZE_EXTERNAL(stored) : VARSIZE_ANY(stored);
 }
 
 SharedGroup *
@@ -219,7 +168,7 @@ watched(MemoryContext context, MemoryContext home)
 void
 free_copy(SharedCopy *copy)
 {
-	unregister(copy);
+	unregister_live_copy(&copy->live);
 	for (MemoryContextCallback **cb = &copy->context->reset_cbs; *cb != nullptr; cb = &(*cb)->next)
 		if (*cb == &copy->callback)
 		{
@@ -228,18 +177,9 @@ free_copy(SharedCopy *copy)
 		}
 	if (copy->group != nullptr && copy->group->current == copy)
 		copy->group->current = nullptr;
-	pfree(DatumGetPointer(copy->value));
-	pfree(copy->stored);
+	pfree(DatumGetPointer(copy->live.value));
+	pfree(copy->live.stored);
 	pfree(copy);
-}
-
-SharedCopy *
-registered_copy(const struct varlena *stored, const SharedGroup *group)
-{
-	for (int i = registered - 1; i >= 0; --i)
-		if (registry[i]->group != group && made_from(registry[i], stored))
-			return registry[i];
-	return nullptr;
 }
 
 pg_noinline Datum
@@ -262,13 +202,16 @@ shared_value(FunctionCallInfo fcinfo, struct varlena *stored)
 	if (own != nullptr)
 	{
 		view.own_alive = true;
-		view.own_matches = made_from(own, stored);
+		view.own_matches = live_copy_made_from(&own->live, stored);
 		view.own_in_context = own->context == here;
 		view.own_released = own->released;
 	}
+	// Another group's: of this group's copies only its current one is registered (a copy
+	// left behind is no longer the group's), and it does not match.
 	SharedCopy *other = nullptr;
 	if (!view.own_matches && !request.result_may_alias)
-		other = registered_copy(stored, group);
+		if (LiveCopy *live = live_copy_of(stored))
+			other = static_cast<SharedCopy *>(live->owner);
 	view.other_matches = other != nullptr;
 	view.context_watched = watched(here, group->home);
 	const core::CopyDecision decision = core::decide_copy(view, request);
@@ -278,11 +221,11 @@ shared_value(FunctionCallInfo fcinfo, struct varlena *stored)
 		case core::CopyAction::ServeOwn:
 			own->released |= decision.release_served;
 			++counts.copies_served;
-			return own->value;
+			return own->live.value;
 		case core::CopyAction::ServeOther:
 			other->released = true;
 			++counts.copies_served;
-			return other->value;
+			return other->live.value;
 		case core::CopyAction::PassStored:
 			++counts.passed_stored;
 			return PointerGetDatum(stored);
@@ -297,16 +240,16 @@ shared_value(FunctionCallInfo fcinfo, struct varlena *stored)
 		note_extended_value(ticket.use.relid, ticket.use.attno);
 		group->noted = true;
 	}
-	const Size size = stored_size(stored);
+	const Size size = stored_identity_size(stored);
 	auto *key = static_cast<struct varlena *>(palloc(size));
 	memcpy(key, stored, size);
 	SharedCopy *copy;
 	if (own != nullptr && decision.free_own && own->context == here)
 	{
 		// The freed copy's struct is already registered with this context: reused.
-		unregister(own);
-		pfree(DatumGetPointer(own->value));
-		pfree(own->stored);
+		unregister_live_copy(&own->live);
+		pfree(DatumGetPointer(own->live.value));
+		pfree(own->live.stored);
 		copy = own;
 	}
 	else
@@ -326,12 +269,13 @@ shared_value(FunctionCallInfo fcinfo, struct varlena *stored)
 	}
 	copy->group = group;
 	copy->released = decision.release_served;
-	copy->stored = key;
-	copy->value = PointerGetDatum(value);
+	copy->live.stored = key;
+	copy->live.value = PointerGetDatum(value);
+	copy->live.owner = copy;
 	group->current = copy;
-	register_copy(copy);
+	register_live_copy(&copy->live);
 	++counts.copies_made;
-	return copy->value;
+	return copy->live.value;
 }
 
 // The cached marker function (shared_value_function()), forgotten with any change to pg_proc.
@@ -420,10 +364,12 @@ marker_ticket(FuncExpr *marker)
 	return ticket_of(static_cast<uint64>(DatumGetInt64(static_cast<Const *>(lsecond(marker->args))->constvalue)));
 }
 
-const SharedDetoastCounts &
+SharedDetoastCounts
 shared_detoast_counts()
 {
-	return counts;
+	SharedDetoastCounts c = counts;
+	c.copies_served += live_copies_taken(); // the update checks'
+	return c;
 }
 
 void
@@ -451,7 +397,7 @@ hotplus_shared_detoast_counts(PG_FUNCTION_ARGS)
 	TupleDesc desc;
 	if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "hotplus_shared_detoast_counts: return type must be a row type");
-	const hotplus::SharedDetoastCounts &c = hotplus::shared_detoast_counts();
+	const hotplus::SharedDetoastCounts c = hotplus::shared_detoast_counts();
 	Datum values[3] = {Int64GetDatum(c.copies_made), Int64GetDatum(c.copies_served), Int64GetDatum(c.passed_stored)};
 	bool nulls[3] = {false, false, false};
 	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls));

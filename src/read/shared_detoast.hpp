@@ -18,7 +18,8 @@
 //     would have made its own copy on heap), and only if that context is the group's
 //     (fn_mcxt: the executor's per-query memory) or below it; a reset callback registered
 //     there forgets it when the context is reset or deleted, before its memory goes.
-//  3. A copy is identified by the stored bytes it was made from: a private copy of a compressed
+//  3. A copy is identified by the stored bytes it was made from (am/live_copies.hpp, where it is
+//     registered for other groups and the update check): a private copy of a compressed
 //     value's bytes, or of an out-of-line value's TOAST pointer, compared in full. Rows do not
 //     name it, nor does the stored datum's address, which a later row may reuse (a buffer, a
 //     hash join batch reloaded, a slot's tuple freed and allocated again).
@@ -68,10 +69,11 @@ MarkerTicket marker_ticket(FuncExpr *marker);
 struct SharedDetoastCounts
 {
 	int64 copies_made;	   // values detoasted into a shared copy
-	int64 copies_served;   // references served by a copy made for another reference
+	int64 copies_served;   // references served by a copy made for another reference, and
+						   // update checks given one (am/live_copies.hpp)
 	int64 passed_stored;   // stored values passed on because no copy could be tracked or used
 };
-const SharedDetoastCounts &shared_detoast_counts();
+SharedDetoastCounts shared_detoast_counts();
 
 void shared_detoast_init(); // _PG_init
 

@@ -12,6 +12,7 @@
 #include "read/shared_detoast.hpp"
 
 extern "C" {
+#include "access/sysattr.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -35,8 +36,24 @@ struct Source
 {
 	List *relids; // OidList
 	List *attnos; // IntList
+	bool update_checked; // the update check reads it too (read_by_update_check)
 };
 static_assert(std::is_trivially_destructible_v<Source>); // on frames an ERROR may unwind
+
+// Whether the update check reads the old value of column attno of rti's rows after the plan
+// did: rti is a target of the UPDATE or MERGE and an index reads the column (an input of its
+// keys, expressions or predicate; the check compares it, or its fields, on both versions).
+bool
+read_by_update_check(PlannedStmt *stmt, Index rti, Relation rel, AttrNumber attno)
+{
+	if ((stmt->commandType != CMD_UPDATE && stmt->commandType != CMD_MERGE) ||
+		!list_member_int(stmt->resultRelations, static_cast<int>(rti)))
+		return false;
+	Bitmapset *inputs = RelationGetIndexAttrBitmap(rel, kCompatHotBlockingKind);
+	const bool read = bms_is_member(attno - FirstLowInvalidHeapAttributeNumber, inputs);
+	bms_free(inputs);
+	return read;
+}
 
 bool
 hotheap_toastable(PlannedStmt *stmt, Index rti, AttrNumber attno, Source *out)
@@ -56,6 +73,7 @@ hotheap_toastable(PlannedStmt *stmt, Index rti, AttrNumber attno, Source *out)
 		{
 			out->relids = lappend_oid(out->relids, rte->relid);
 			out->attnos = lappend_int(out->attnos, attno);
+			out->update_checked |= read_by_update_check(stmt, rti, rel, attno);
 		}
 	}
 	RelationClose(rel);
@@ -190,7 +208,7 @@ find_references(Node *node, Find *f)
 			Var *var = varno != 0 ? scanned_column(static_cast<Node *>(lfirst(cell)), varno) : nullptr;
 			if (var == nullptr || !argument_qualifies(node, position))
 				continue;
-			Source source{NIL, NIL};
+			Source source{NIL, NIL, false};
 			if (!resolve(f->stmt, f->node, var->varno, var->varattno, 0, &source))
 				continue;
 			auto *reference = static_cast<Reference *>(palloc0(sizeof(Reference)));
@@ -296,22 +314,25 @@ same_source(const Reference *a, const Reference *b)
 		   linitial_int(a->source.attnos) == linitial_int(b->source.attnos);
 }
 
-// Whether the stored column of `reference`, read through two qualifying references or more
-// in the statement, gets markers (core::marks_column(), D14c).
+// Whether the stored column of `reference`, read by its qualifying references in the
+// statement and maybe by the update check, gets markers (core::marks_column(), D14c).
 bool
 column_marked(const Reference *reference, List *references)
 {
-	int reads = 0;
+	int readers = 0;
+	bool update_checked = false;
 	double rows = 0;
 	for (ListCell *cell = list_head(references); cell != nullptr; cell = lnext(references, cell))
 	{
 		auto *other = static_cast<Reference *>(lfirst(cell));
 		if (!same_source(other, reference))
 			continue;
-		++reads;
+		++readers;
+		update_checked |= other->source.update_checked;
 		rows = Max(rows, other->rows);
 	}
-	if (reads < 2)
+	readers += update_checked ? 1 : 0;
+	if (readers < core::kReadersToShare)
 		return false;
 	if (settings.read_path_everywhere)
 		return true;
@@ -339,7 +360,7 @@ column_marked(const Reference *reference, List *references)
 				dense = rows_carry_toast(rel);
 			RelationClose(rel);
 		}
-	return core::marks_column(rows, met, may, dense);
+	return core::marks_column(readers, rows, met, may, dense);
 }
 
 struct Wrap

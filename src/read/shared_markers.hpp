@@ -2,7 +2,9 @@
 // that a shared copy may serve (read_references.hpp) to a toastable column of a hotheap table,
 // in the expressions of whatever node evaluates it, is wrapped in a marker
 // (shared_detoast.hpp), where the statement reads that column through two such references or
-// more and the column's values are likely stored compressed or out of line (invariant 5).
+// more, or through one where the update check reads the old row's value too (an index input
+// of the UPDATE's or MERGE's target: the check takes the copy, version_values.hpp), and the
+// column's values are likely stored compressed or out of line (invariant 5).
 //
 // Invariants:
 //  1. Nothing moves: every expression stays in its node, evaluated on the node's own rows, in
@@ -19,8 +21,9 @@
 //  4. A plan with markers depends on the marker function (invalidated when it changes) and on
 //     the role that planned it (the role must be allowed to execute the function, checked at
 //     planning, so a cached plan is planned again for another role).
-//  5. The cost rule is core::marks_column(), over the most rows a node evaluates one of the
-//     column's references on (plan_demand.hpp) and the column's evidence (am/stored_form.hpp):
+//  5. The cost rule is core::marks_column(), over the column's readers (its references, and
+//     the update check), the most rows a node evaluates one of its references on
+//     (plan_demand.hpp) and the column's evidence (am/stored_form.hpp):
 //     a one-row lookup gets markers only for a column this backend met stored compressed or
 //     out of line, or of a table whose TOAST relation holds kilobytes per row. Under
 //     hotplus.read_path_everywhere (tests), every such column gets them.

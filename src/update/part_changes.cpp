@@ -46,8 +46,8 @@ part_proved_different(UpdateState *s, int p)
 		const Datum old_value = s->old_slot->tts_values[part.column - 1];
 		Datum old_in_full = 0;
 		const PartDifference d = part_difference(
-			as_read_so_far(scratch, kOld, part.column, old_value),
-			as_read_so_far(scratch, kNew, part.column, s->args->slot->tts_values[part.column - 1]), part.key,
+			as_read_so_far(info, kOld, part.column, old_value),
+			as_read_so_far(info, kNew, part.column, s->args->slot->tts_values[part.column - 1]), part.key,
 			&old_in_full);
 		state = d == PartDifference::DiffersAsScalars ? kPartChangedAsScalars
 				: d == PartDifference::Differs		  ? kPartChanged
@@ -69,6 +69,7 @@ compare_column_parts(UpdateState *s, AttrNumber column, const int *parts, int n,
 	UpdateScratch &scratch = info->scratch;
 	const Datum old_value = s->old_slot->tts_values[column - 1];
 	const Datum new_value = detoasted_value(info, kNew, column, s->args->slot->tts_values[column - 1]);
+	as_read_so_far(info, kOld, column, old_value); // invariant 4 of version_values.hpp
 	if (!in_line_uncompressed(old_value) && !scratch.is_detoasted[kOld][column])
 	{
 		Datum old_in_full = 0;

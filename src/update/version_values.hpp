@@ -9,9 +9,15 @@
 //     slot: nothing may read it once the final form is stored (hand_over.hpp).
 //  3. Every old value met compressed or out of line is noted (UpdateScratch::old_extended),
 //     for the read path once the update is done (hot_update.cpp).
+//  4. A value stored compressed or out of line that the plan already detoasted through a
+//     marker (the UPDATE's `jsonb_set(doc, ...)`, read/shared_markers.hpp) is not detoasted
+//     again: its first read in the update takes a private copy of the marker's live copy,
+//     made from the very same stored bytes (am/live_copies.hpp, take_live_copy), and every
+//     later read of the update reads that, as if it had detoasted it.
 #pragma once
 
 #include "update/update_state.hpp"
+#include "am/live_copies.hpp"
 
 extern "C" {
 #include "access/detoast.h"
@@ -57,11 +63,23 @@ note_old_prefix_read(UpdateScratch &scratch, AttrNumber att, Datum old_in_full)
 		remember_detoasted(scratch, kOld, att, old_in_full);
 }
 
-// The value as it is, or as detoasted already in this update (then nothing is read again).
+// The value as detoasted already in this update, or as the plan detoasted it (invariant 4:
+// then it is this update's copy from now on), else as it is stored (then nothing was read).
 inline Datum
-as_read_so_far(const UpdateScratch &scratch, int side, AttrNumber att, Datum value)
+as_read_so_far(RelationInfo *info, int side, AttrNumber att, Datum value)
 {
-	return scratch.is_detoasted[side][att] ? scratch.detoasted[side][att] : value;
+	UpdateScratch &scratch = info->scratch;
+	if (scratch.is_detoasted[side][att])
+		return scratch.detoasted[side][att];
+	if (in_line_uncompressed(value))
+		return value;
+	struct varlena *copy = take_live_copy(reinterpret_cast<struct varlena *>(DatumGetPointer(value)));
+	if (copy == nullptr)
+		return value;
+	if (side == kOld)
+		note_old_extended(scratch, att);
+	remember_detoasted(scratch, side, att, PointerGetDatum(copy));
+	return PointerGetDatum(copy);
 }
 
 // The value of a varlena column detoasted at most once per version and update, in the
@@ -70,9 +88,9 @@ inline Datum
 detoasted_value(RelationInfo *info, int side, AttrNumber att, Datum value)
 {
 	UpdateScratch &scratch = info->scratch;
+	Datum result = as_read_so_far(info, side, att, value);
 	if (scratch.is_detoasted[side][att])
-		return scratch.detoasted[side][att];
-	Datum result = value;
+		return result;
 	if (!in_line_uncompressed(value))
 	{
 		result = PointerGetDatum(detoast_attr(reinterpret_cast<struct varlena *>(DatumGetPointer(value))));

@@ -82,17 +82,19 @@ TEST_CASE("plan_read: seed 003's table, one of 41 columns", "[read_plan]")
 	REQUIRE_FALSE(plan.worthwhile());
 }
 
-TEST_CASE("marks_column: few rows only with this column's own evidence or a TOAST relation of kilobytes per row, more with any", "[read_plan]")
+TEST_CASE("marks_column: two readers or more; few rows only with this column's own evidence or a TOAST relation of kilobytes per row, more with any", "[read_plan]")
 {
-	for (double rows : {0.0, 1.0, 2.0, 19.0, kRowsToShareWithoutEvidence, 21.0, 1e3, 1e10})
-		for (int evidence = 0; evidence < 8; ++evidence)
-		{
-			const bool met = evidence & 1, may = evidence & 2, dense = evidence & 4;
-			CAPTURE(rows, met, may, dense);
-			// Evidence that this backend met such values, and a TOAST relation that holds
-			// kilobytes per row, always count; table-wide evidence (TOAST blocks, width) only
-			// where the rows repay the markers' start.
-			REQUIRE(marks_column(rows, met, may, dense) ==
-					(met || dense || (may && rows >= kRowsToShareWithoutEvidence)));
-		}
+	for (int readers : {0, 1, 2, 3, 40})
+		for (double rows : {0.0, 1.0, 2.0, 19.0, kRowsToShareWithoutEvidence, 21.0, 1e3, 1e10})
+			for (int evidence = 0; evidence < 8; ++evidence)
+			{
+				const bool met = evidence & 1, may = evidence & 2, dense = evidence & 4;
+				CAPTURE(readers, rows, met, may, dense);
+				// A copy one reader reads saves nothing. Evidence that this backend met such
+				// values, and a TOAST relation that holds kilobytes per row, always count;
+				// table-wide evidence (TOAST blocks, width) only where the rows repay the
+				// markers' start.
+				REQUIRE(marks_column(readers, rows, met, may, dense) ==
+						(readers >= 2 && (met || dense || (may && rows >= kRowsToShareWithoutEvidence))));
+			}
 }
