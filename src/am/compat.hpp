@@ -307,6 +307,20 @@ compat_local_transaction_id()
 #define COMPAT_PLANNER_ARGS parse, query_string, cursor_options, bound_params
 #endif
 
+// --- The statement's result relations ------------------------------------------------------
+// PG19 replaced PlannedStmt.resultRelations (an integer List of RT indexes) with
+// resultRelationRelids, a Bitmapset of the same RT indexes (the relations INSERT, UPDATE,
+// DELETE or MERGE targets).
+inline bool
+compat_is_result_relation(const PlannedStmt *stmt, Index rti)
+{
+#if PG_VERSION_NUM >= 190000
+	return bms_is_member(static_cast<int>(rti), stmt->resultRelationRelids);
+#else
+	return list_member_int(stmt->resultRelations, static_cast<int>(rti));
+#endif
+}
+
 // --- Where heap's deformer resumes ----------------------------------------------------------
 // Up to 18 slot_deform_heap_tuple() resumes at tts_nvalid from the slot's saved offset only
 // with TTS_FLAG_SLOW set (otherwise it would trust attcacheoff, wrong past a NULL or a

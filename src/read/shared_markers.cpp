@@ -46,8 +46,7 @@ static_assert(std::is_trivially_destructible_v<Source>); // on frames an ERROR m
 bool
 read_by_update_check(PlannedStmt *stmt, Index rti, Relation rel, AttrNumber attno)
 {
-	if ((stmt->commandType != CMD_UPDATE && stmt->commandType != CMD_MERGE) ||
-		!list_member_int(stmt->resultRelations, static_cast<int>(rti)))
+	if ((stmt->commandType != CMD_UPDATE && stmt->commandType != CMD_MERGE) || !compat_is_result_relation(stmt, rti))
 		return false;
 	Bitmapset *inputs = RelationGetIndexAttrBitmap(rel, kCompatHotBlockingKind);
 	const bool read = bms_is_member(attno - FirstLowInvalidHeapAttributeNumber, inputs);
