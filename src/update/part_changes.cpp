@@ -43,16 +43,16 @@ part_proved_different(UpdateState *s, int p)
 	if (state == kPartUnknown)
 	{
 		const JsonbPart &part = info->parts.parts[p];
-		const Datum old_value = s->old_slot->tts_values[part.column - 1];
+		// Still stored compressed or out of line unless this update (or the plan) detoasted it.
+		const Datum old_read = as_read_so_far(info, kOld, part.column, s->old_slot->tts_values[part.column - 1]);
 		Datum old_in_full = 0;
 		const PartDifference d = part_difference(
-			as_read_so_far(info, kOld, part.column, old_value),
-			as_read_so_far(info, kNew, part.column, s->args->slot->tts_values[part.column - 1]), part.key,
-			&old_in_full);
+			old_read, as_read_so_far(info, kNew, part.column, s->args->slot->tts_values[part.column - 1]),
+			part.key, &old_in_full);
 		state = d == PartDifference::DiffersAsScalars ? kPartChangedAsScalars
 				: d == PartDifference::Differs		  ? kPartChanged
 													  : kPartNoProof;
-		if (!in_line_uncompressed(old_value) && !scratch.is_detoasted[kOld][part.column])
+		if (!in_line_uncompressed(old_read))
 			note_old_prefix_read(scratch, part.column, old_in_full);
 	}
 	return state == kPartChanged || state == kPartChangedAsScalars;
@@ -69,11 +69,12 @@ compare_column_parts(UpdateState *s, AttrNumber column, const int *parts, int n,
 	UpdateScratch &scratch = info->scratch;
 	const Datum old_value = s->old_slot->tts_values[column - 1];
 	const Datum new_value = detoasted_value(info, kNew, column, s->args->slot->tts_values[column - 1]);
-	as_read_so_far(info, kOld, column, old_value); // invariant 4 of version_values.hpp
-	if (!in_line_uncompressed(old_value) && !scratch.is_detoasted[kOld][column])
+	// Still stored compressed or out of line unless this update (or the plan) detoasted it.
+	const Datum old_read = as_read_so_far(info, kOld, column, old_value);
+	if (!in_line_uncompressed(old_read))
 	{
 		Datum old_in_full = 0;
-		const bool compared = compare_parts_in_prefix(old_value, new_value, &info->parts, parts, n, same, &old_in_full);
+		const bool compared = compare_parts_in_prefix(old_read, new_value, &info->parts, parts, n, same, &old_in_full);
 		note_old_prefix_read(scratch, column, old_in_full);
 		if (compared)
 			return;
