@@ -28,6 +28,17 @@ def loadavg():
         return f.read().split()[0]
 
 
+def context_switches():
+    """The machine's context switches since boot (/proc/stat): per transaction, what a run's
+    CPU per transaction does not show of how its processes took turns on the CPUs. (Steal
+    time would say what the hypervisor took, but this machine's reports none.)"""
+    with open('/proc/stat') as f:
+        for line in f:
+            if line.startswith('ctxt '):
+                return int(line.split()[1])
+    return 0
+
+
 def children_cpu_ms(pid):
     """CPU time of the exited, reaped children of a process (cutime + cstime), in ms: the
     backends that exited, for a postmaster."""

@@ -18,7 +18,8 @@ Phases:
     it has none: the fillfactor every table of the kind gets), then the kind's four tables; the
     cost side's tables;
  2. restart with the durable settings, the standby made and started;
- 3. the rounds: per kind, heap / hotheap / limit / ceiling20 interleaved (order alternating);
+ 3. the rounds: per kind, heap / hotheap / limit / ceiling20 interleaved (order_for: each in
+    every position and after each other once over four rounds);
     each run after a CHECKPOINT and the standby caught up;
  4. the cost side: an indexed field changed (non-HOT on both: the same transactions on both),
     one-row statements (workload 6's shapes);
@@ -43,7 +44,7 @@ import time
 import pgnode
 import production_report
 from bench import DOC_FIELDS, Bench, doc_expressions
-from pgnode import children_cpu_ms, free_ports, loadavg, log, run, sha256
+from pgnode import children_cpu_ms, free_ports, loadavg, log, context_switches, run, sha256
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -122,7 +123,7 @@ RUN_FIELDS = ['phase', 'kind', 'case', 'variant', 'am', 'round', 'position', 'tp
               'index_bytes_before', 'index_bytes_after', 'autovacuum', 'autoanalyze',
               'others_autovacuum', 'others_autoanalyze',
               'lag_bytes_median', 'lag_bytes_max', 'lag_s_median', 'lag_s_max', 'catchup_s', 'av_wait_s',
-              'cpu_ms', 'loadavg1', 'started_at']
+              'cpu_ms', 'ctxt', 'loadavg1', 'started_at']
 SAMPLE_FIELDS = ['phase', 'kind', 'case', 'variant', 'round', 't', 'tps', 'lag_bytes', 'lag_s',
                  'table_bytes', 'toast_bytes', 'index_bytes', 'autovacuum', 'wal_bytes', 'wal_fpi']
 
@@ -146,8 +147,27 @@ def kept_samples(samples):
 
 
 def order_for(round_no, variants):
-    """bench.py's alternation: the base order in odd rounds, reversed in even ones."""
-    return list(variants) if round_no % 2 == 0 else list(reversed(variants))
+    """Two variants alternate which runs first. More follow a balanced Latin square (Williams'
+    design, its rows in turn): over len(variants) rounds (twice that for an odd count) each
+    runs once in every position and right after each other variant once. A run inherits the
+    one before it (its dirty pages, its WAL for the standby to replay and restart from):
+    bench.py's alternation put hotheap next to heap, the run that leaves the most, in every
+    round, and the ceiling never (18's small documents at 0.92x their ceiling over 8 rounds,
+    with 1.08x its CPU per transaction, stop 60)."""
+    n = len(variants)
+    if n <= 2:
+        return list(variants) if round_no % 2 == 0 else list(reversed(variants))
+    first, low, high = [0], 1, n - 1
+    while len(first) < n:
+        first.append(low)
+        low += 1
+        if len(first) < n:
+            first.append(high)
+            high -= 1
+    rows = [[(i + k) % n for i in first] for k in range(n)]
+    if n % 2:
+        rows += [list(reversed(r)) for r in rows]
+    return [variants[i] for i in rows[round_no % len(rows)]]
 
 
 class Production:
@@ -472,6 +492,7 @@ class Production:
         catchup = self.wait_caught_up()
         before = self.snapshot(t)
         cpu0 = children_cpu_ms(p.postmaster_pid)
+        ctxt0 = context_switches()
         series, tps_series = [], []
         stop = threading.Event()
         th = threading.Thread(target=self.sampler, args=(stop, t, label, series), daemon=True)
@@ -491,6 +512,7 @@ class Production:
                 break
             time.sleep(0.3)
         cpu = self.reaped_cpu_ms(deadline) - cpu0
+        ctxt1 = context_switches()
         wal = int(p.v('SELECT pg_wal_lsn_diff(%s, %s)', (after['lsn'], before['lsn'])))
         # The ANALYZE this run made due, made now, outside every measurement: left to
         # autovacuum it would hold back pruning (its snapshot) in whichever run comes next, and
@@ -519,6 +541,7 @@ class Production:
                    lag_s_median=f'{statistics.median(lags_s):.2f}' if lags_s else '',
                    lag_s_max=f'{max(lags_s):.2f}' if lags_s else '',
                    catchup_s=f'{catchup:.1f}', av_wait_s=f'{av_wait:.0f}', cpu_ms=f'{cpu:.0f}',
+                   ctxt=ctxt1 - ctxt0,
                    loadavg1=loadavg(), started_at=started)
         self.runs_w.writerow({k: res.get(k, '') for k in RUN_FIELDS})
         self.runs_f.flush()

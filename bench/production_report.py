@@ -71,6 +71,8 @@ def metric(run, name):
         return int(run['hot_upd']) / max(int(run['upd']), 1)
     if name == 'cpu':
         return float(run['cpu_ms']) * 1000 / txns
+    if name == 'ctxt':  # absent from runs before stop 61
+        return float(run['ctxt']) / txns if run.get('ctxt') else None
     return num(run[name])
 
 
@@ -111,8 +113,9 @@ def verdict(ok):
 
 def kind_table(runs, kind):
     L = ['| variant | TPS (median) | WAL / txn | FPI / txn | index growth (all rounds) | table growth '
-         '| autovacuum / autoanalyze runs (of others during the runs) | replay lag median / max | HOT | checkpoints / run | CPU / txn |',
-         '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|']
+         '| autovacuum / autoanalyze runs (of others during the runs) | replay lag median / max | HOT | checkpoints / run | CPU / txn '
+         '| context switches / txn (machine) |',
+         '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|']
     for variant in VARIANT_LABELS:
         rs = select(runs, 'main', kind, 'counter', variant)
         if not rs:
@@ -128,8 +131,15 @@ def kind_table(runs, kind):
                  f"| {kb(lag_med) if lag_med is not None else '-'} / {kb(lag_max)} "
                  f"| {100 * med([metric(r, 'hot') for r in rs]):.1f}% "
                  f"| {med([int(r['checkpoints']) for r in rs]):.0f} "
-                 f"| {med([metric(r, 'cpu') for r in rs]):.0f} us |")
+                 f"| {med([metric(r, 'cpu') for r in rs]):.0f} us "
+                 f"| {optional(rs, 'ctxt', '{:.1f}')} |")
     return L
+
+
+def optional(rs, name, fmt):
+    """The median of a metric older runs did not record, or '-'."""
+    values = [v for v in (metric(r, name) for r in rs) if v is not None]
+    return fmt.format(med(values)) if values else '-'
 
 
 def steady_windows(samples, variant):
