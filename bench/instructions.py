@@ -406,7 +406,7 @@ def main():
                     help="the non-HOT updates hotheap hints (an ORM's full-row save; a status and a "
                          'time changed), N and 2N one-row UPDATEs per session (0: none)')
     ap.add_argument('--cache-sim', action='store_true',
-                    help='with --oltp or --changed: also count data cache misses (callgrind --cache-sim=yes: '
+                    help='with --oltp, --changed or --docs: also count data cache misses (callgrind --cache-sim=yes: '
                     'D1mr/D1mw first-level, DLmr/DLmw last-level, per statement)')
     ap.add_argument('--changed', default='', metavar='SHAPES',
                     help="workload 3 (an indexed field changed, non-HOT on both) for these shapes "
@@ -599,14 +599,21 @@ def main():
                     return ([f'PREPARE u(int) AS {DOC_UPDATE.format(t=t)}'] +
                             [f'EXECUTE u({(i * 7919) % (2 * args.docs_updates) + 1})' for i in range(n)])
                 cost[variant] = per_unit(cluster, statements, args.docs_updates, settings,
-                                         keep=profile(f'{size}_{variant}'))
+                                         keep=profile(f'{size}_{variant}'), events=args.cache_sim)
+            misses = {}
+            if args.cache_sim:
+                misses = {v: (c.get('D1mr', 0) + c.get('D1mw', 0), c.get('DLmr', 0) + c.get('DLmw', 0))
+                          for v, c in cost.items()}
+                cost = {v: c['Ir'] for v, c in cost.items()}
             lines += [f'JSONB {size} documents, 20 expression indexes, one-row UPDATE per '
                       f'transaction (prepared):', '',
-                      '| variant | instr/update | hotheap as throughput vs it (its instr / hotheap instr) |',
-                      '|---|---|---|']
+                      '| variant | instr/update | hotheap as throughput vs it (its instr / hotheap instr) |' +
+                      (' D1 misses/update | LL misses/update |' if misses else ''),
+                      '|---|---|---|' + ('---|---|' if misses else '')]
             for variant in DOC_VARIANTS:
                 lines.append(f'| {variant} | {cost[variant]:.0f} | '
-                             f'{cost[variant] / cost["hotheap"]:.3f} |')
+                             f'{cost[variant] / cost["hotheap"]:.3f} |' +
+                             (f' {misses[variant][0]:.0f} | {misses[variant][1]:.1f} |' if misses else ''))
             lines.append('')
             print('\n'.join(lines[-len(DOC_VARIANTS) - 4:]), flush=True)
     finally:
