@@ -44,7 +44,7 @@ import time
 import pgnode
 import production_report
 from bench import DOC_FIELDS, Bench, doc_expressions
-from pgnode import children_cpu_ms, free_ports, loadavg, log, context_switches, run, sha256
+from pgnode import children_cpu_ms, context_switches, free_ports, loadavg, log, run, sha256
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
