@@ -152,7 +152,7 @@ def order_for(round_no, variants):
     runs once in every position and right after each other variant once. A run inherits the
     one before it (its dirty pages, its WAL for the standby to replay and restart from):
     bench.py's alternation put hotheap next to heap, the run that leaves the most, in every
-    round, and the ceiling never (18's small documents at 0.92x their ceiling over 8 rounds,
+    round, and the first kind's ceiling never (18's small documents at 0.92x their ceiling over 8 rounds,
     with 1.08x its CPU per transaction, stop 60)."""
     n = len(variants)
     if n <= 2:
