@@ -371,11 +371,16 @@ def print_report(lines, out=None):
             f.write(report)
 
 
+def cache_misses(events):
+    """First-level and last-level data-cache misses (reads and writes) of one unit's events
+    (--cache-sim)."""
+    return (events.get('D1mr', 0) + events.get('D1mw', 0), events.get('DLmr', 0) + events.get('DLmw', 0))
+
+
 def miss_columns(cost):
     """The cache-miss columns of a heap/hotheap row (--cache-sim): D1 and last-level misses
     (reads and writes) per unit, heap then hotheap."""
-    miss = {am: (c.get('D1mr', 0) + c.get('D1mw', 0), c.get('DLmr', 0) + c.get('DLmw', 0))
-            for am, c in cost.items()}
+    miss = {am: cache_misses(c) for am, c in cost.items()}
     return (f" {miss['heap'][0]:.1f} | {miss['hotheap'][0]:.1f} | {miss['heap'][1]:.2f} | "
             f"{miss['hotheap'][1]:.2f} |")
 
@@ -602,8 +607,7 @@ def main():
                                          keep=profile(f'{size}_{variant}'), events=args.cache_sim)
             misses = {}
             if args.cache_sim:
-                misses = {v: (c.get('D1mr', 0) + c.get('D1mw', 0), c.get('DLmr', 0) + c.get('DLmw', 0))
-                          for v, c in cost.items()}
+                misses = {v: cache_misses(c) for v, c in cost.items()}
                 cost = {v: c['Ir'] for v, c in cost.items()}
             lines += [f'JSONB {size} documents, 20 expression indexes, one-row UPDATE per '
                       f'transaction (prepared):', '',

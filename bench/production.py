@@ -44,6 +44,7 @@ import time
 import pgnode
 import production_report
 from bench import DOC_FIELDS, Bench, doc_expressions
+from bench import order_for as alternated
 from pgnode import children_cpu_ms, context_switches, free_ports, loadavg, log, run, sha256
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -147,16 +148,16 @@ def kept_samples(samples):
 
 
 def order_for(round_no, variants):
-    """Two variants alternate which runs first. More follow a balanced Latin square (Williams'
-    design, its rows in turn): over len(variants) rounds (twice that for an odd count) each
-    runs once in every position and right after each other variant once. A run inherits the
-    one before it (its dirty pages, its WAL for the standby to replay and restart from):
-    bench.py's alternation put hotheap next to heap, the run that leaves the most, in every
-    round, and the first kind's ceiling never (18's small documents at 0.92x their ceiling over 8 rounds,
-    with 1.08x its CPU per transaction, stop 60)."""
+    """Two variants alternate which runs first (bench.py's order). More follow a balanced Latin
+    square (Williams' design, its rows in turn): over len(variants) rounds (twice that for an
+    odd count) each runs once in every position and right after each other variant once. A
+    run inherits the one before it (its dirty pages, its WAL for the standby to replay and
+    restart from): bench.py's alternation put hotheap next to heap, the run that leaves the
+    most, in every round, and the first kind's ceiling never (18's small documents at 0.92x
+    their ceiling over 8 rounds, with 1.08x its CPU per transaction, stop 60)."""
     n = len(variants)
     if n <= 2:
-        return list(variants) if round_no % 2 == 0 else list(reversed(variants))
+        return alternated(round_no, variants)
     first, low, high = [0], 1, n - 1
     while len(first) < n:
         first.append(low)

@@ -138,8 +138,8 @@ def kind_table(runs, kind):
 
 def optional(rs, name, fmt):
     """The median of a metric older runs did not record, or '-'."""
-    values = [v for v in (metric(r, name) for r in rs) if v is not None]
-    return fmt.format(med(values)) if values else '-'
+    m = med([metric(r, name) for r in rs])
+    return '-' if m is None else fmt.format(m)
 
 
 def steady_windows(samples, variant):
